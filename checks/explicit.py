@@ -1,0 +1,521 @@
+"""The explicit engine: breadth-first exploration of concrete states, and the checks run on it.
+
+Exploration interns every state as an integer id (in BFS order, so ids grow with depth) and
+keeps the edges in three compact arrays: source id, target id, rule-instance index. Each state
+also remembers the edge that first reached it, which gives shortest traces for free. A networkx
+graph is built from these arrays only when an analysis needs one (strongly connected components
+for termination, export), never grown edge by edge during the search.
+
+Properties with monitors (history variables, see ``model/properties.py``) are explored on the
+product of the model and their monitors; all other properties share one exploration.
+
+Verdicts here are ``EXHAUSTIVE`` (every state within the bounds checked), ``VIOLATED`` (with the
+shortest trace), ``WITNESSED`` or ``UNKNOWN`` (a state or time limit stopped the search before an
+answer). This engine never says ``PROVED``.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+from turnproof.checks.results import LoopExit, PropertyResult, Trace, TraceStep, Verdict
+from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
+from turnproof.model.properties import Property
+from turnproof.model.rules import Model
+from turnproof.model.schema import State
+
+Progress = Callable[[int, int, int], None]
+"""``progress(expanded, discovered, transitions)``, called every few thousand states."""
+
+PROGRESS_EVERY = 4096
+
+
+@dataclass
+class Limits:
+    """When to stop exploring. ``None`` means no limit."""
+
+    max_states: int | None = None
+    max_seconds: float | None = None
+
+
+@dataclass
+class Exploration:
+    """The reachable state graph of a model (or of its product with some monitors)."""
+
+    model: Model
+    monitors: tuple[Any, ...]
+    nodes: list[Any]  # State, or (State, monitor tuple) for a product
+    src: array
+    dst: array
+    act: array
+    parent: array  # edge id that first reached each node, -1 for initial nodes
+    n_initial: int
+    expanded: int  # nodes 0..expanded-1 had all their successors computed
+    complete: bool
+    stop_reason: str
+    seconds: float
+    bound_cuts: Counter[str] = field(default_factory=Counter)
+    cut_nodes: set[int] = field(default_factory=set)
+    _out: list[list[int]] | None = None
+
+    @property
+    def states(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def transitions(self) -> int:
+        return len(self.src)
+
+    def state(self, i: int) -> State:
+        node = self.nodes[i]
+        return node[0] if self.monitors else node
+
+    def monitor_values(self, i: int) -> Any:
+        return self.nodes[i][1] if self.monitors else None
+
+    def out_edges(self, i: int) -> list[int]:
+        """Edge ids leaving node ``i``. Edges are appended while expanding nodes in id order,
+        so each node's edges are contiguous; an index is built once on first use."""
+        if self._out is None:
+            out: list[list[int]] = [[] for _ in range(len(self.nodes))]
+            for e, s in enumerate(self.src):
+                out[s].append(e)
+            self._out = out
+        return self._out[i]
+
+    def path_to(self, i: int) -> list[int]:
+        """Edge ids of a shortest path from an initial node to node ``i``."""
+        edges: list[int] = []
+        while self.parent[i] >= 0:
+            e = self.parent[i]
+            edges.append(e)
+            i = self.src[e]
+        edges.reverse()
+        return edges
+
+    def depth(self, i: int) -> int:
+        return len(self.path_to(i))
+
+    def to_networkx(self, nodes: Iterable[int] | None = None) -> nx.MultiDiGraph:
+        """The state graph (or the subgraph induced by ``nodes``), edges keyed by edge id and
+        labelled with the rule instance's index."""
+        g = nx.MultiDiGraph()
+        keep = None if nodes is None else set(nodes)
+        g.add_nodes_from(range(len(self.nodes)) if keep is None else sorted(keep))
+        g.add_edges_from(
+            (s, d, e, {"action": a})
+            for e, (s, d, a) in enumerate(zip(self.src, self.dst, self.act))
+            if keep is None or (s in keep and d in keep)
+        )
+        return g
+
+
+def explore(
+    model: Model,
+    monitors: Sequence[Any] = (),
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+) -> Exploration:
+    """Breadth-first search of every state reachable from the model's initial states."""
+    limits = limits or Limits()
+    x = ConcreteOps()
+    b = model.bounds
+    start = time.perf_counter()
+    acts = [(a.index, a.rule, a.rule.fn, dict(a.params)) for a in model.actions]
+    mons = tuple(monitors)
+    mcls = None
+    if mons:
+        from turnproof.model.properties import _monitor_class
+
+        mcls = _monitor_class(tuple(m.name for m in mons))
+
+    nodes: list[Any] = []
+    index: dict[Any, int] = {}
+    src, dst, act, parent = array("i"), array("i"), array("i"), array("i")
+    cuts: Counter[str] = Counter()
+    cut_nodes: set[int] = set()
+
+    for s in model.initial_states():
+        model.schema.check(s, x)
+        node: Any = s
+        if mons:
+            node = (s, mcls(*(m.init(s, x, b) for m in mons)))  # type: ignore[misc]
+        if node not in index:
+            index[node] = len(nodes)
+            nodes.append(node)
+            parent.append(-1)
+    n_initial = len(nodes)
+
+    max_states = limits.max_states
+    deadline = None if limits.max_seconds is None else start + limits.max_seconds
+    complete, reason = True, ""
+    i = 0
+    while i < len(nodes):
+        if i % PROGRESS_EVERY == 0:
+            if progress is not None:
+                progress(i, len(nodes), len(src))
+            if deadline is not None and time.perf_counter() > deadline:
+                complete, reason = False, f"time limit of {limits.max_seconds:g} s reached"
+                break
+        node = nodes[i]
+        s = node[0] if mons else node
+        for ai, r, fn, kw in acts:
+            try:
+                t = fn(s, x, b, **kw)
+            except Disabled:
+                continue
+            except BoundReached as exc:
+                cuts[exc.bound] += 1
+                cut_nodes.add(i)
+                continue
+            if mons:
+                m = node[1]
+                t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
+            j = index.get(t)
+            if j is None:
+                if max_states is not None and len(nodes) >= max_states:
+                    complete = False
+                    reason = f"state limit of {max_states} states reached"
+                    break
+                j = len(nodes)
+                index[t] = j
+                nodes.append(t)
+                parent.append(len(src))
+            src.append(i)
+            dst.append(j)
+            act.append(ai)
+        if not complete:
+            break  # node i was not fully expanded
+        i += 1
+    if progress is not None:
+        progress(i, len(nodes), len(src))
+    return Exploration(
+        model=model,
+        monitors=mons,
+        nodes=nodes,
+        src=src,
+        dst=dst,
+        act=act,
+        parent=parent,
+        n_initial=n_initial,
+        expanded=i,
+        complete=complete and i >= len(nodes),
+        stop_reason=reason,
+        seconds=time.perf_counter() - start,
+        bound_cuts=cuts,
+        cut_nodes=cut_nodes,
+    )
+
+
+# -- traces -----------------------------------------------------------------------------------
+
+
+def _changed(model: Model, s: State, t: State) -> dict[str, list[Any]]:
+    ds, dt = model.schema.describe_value(s), model.schema.describe_value(t)
+    return {k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]}
+
+
+def trace_step(ex: Exploration, e: int) -> TraceStep:
+    model = ex.model
+    action = model.actions[ex.act[e]]
+    s, t = ex.state(ex.src[e]), ex.state(ex.dst[e])
+    decider = action.decider(s, ConcreteOps(), model.bounds)
+    return TraceStep(
+        rule=action.rule.citation,
+        name=action.label,
+        summary=action.rule.summary,
+        kind=action.rule.kind.value,
+        decider=None if decider is None else int(decider),
+        changed=_changed(model, s, t),
+    )
+
+
+def build_trace(ex: Exploration, edges: Sequence[int], loop_start: int | None = None) -> Trace:
+    first = ex.src[edges[0]] if edges else 0
+    initial = ex.model.schema.describe_value(ex.state(first))
+    steps = tuple(trace_step(ex, e) for e in edges)
+    last = ex.dst[edges[-1]] if edges else first
+    return Trace(
+        initial=initial,
+        steps=steps,
+        loop_start=loop_start,
+        final=ex.model.schema.describe_value(ex.state(last)),
+    )
+
+
+def trace_to(ex: Exploration, i: int) -> Trace:
+    """The shortest trace from an initial state to node ``i``."""
+    edges = ex.path_to(i)
+    if not edges:
+        initial = ex.model.schema.describe_value(ex.state(i))
+        return Trace(initial=initial, steps=(), final=initial)
+    return build_trace(ex, edges)
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+
+def _result(
+    ex: Exploration, prop: Property, verdict: Verdict, seconds: float, **kw: Any
+) -> PropertyResult:
+    return PropertyResult(
+        name=prop.name,
+        kind=prop.kind,
+        description=prop.description,
+        verdict=verdict,
+        engine="explicit",
+        expect=prop.expect.value,
+        states=ex.states,
+        transitions=ex.transitions,
+        seconds=seconds,
+        bounds=dict(ex.model.bounds),
+        bounds_reached=dict(sorted(ex.bound_cuts.items())),
+        citations=prop.citations,
+        **kw,
+    )
+
+
+def _incomplete(ex: Exploration) -> str:
+    return (
+        f"exploration incomplete: {ex.stop_reason} after {ex.states} states; "
+        "no violation in the explored part"
+    )
+
+
+def find_state(ex: Exploration, pred: Callable[..., Any]) -> int | None:
+    """The first node (lowest BFS depth) whose state satisfies ``pred(s, x, b, m)``."""
+    x, b = ConcreteOps(), ex.model.bounds
+    for i in range(ex.states):
+        if pred(ex.state(i), x, b, ex.monitor_values(i)):
+            return i
+    return None
+
+
+def find_edge(ex: Exploration, pred: Callable[..., Any]) -> int | None:
+    """The shallowest edge ``s -r-> t`` with ``pred(s, t, r, x, b, m)`` true."""
+    x, b = ConcreteOps(), ex.model.bounds
+    rules = [a.rule for a in ex.model.actions]
+    # Edges are stored in BFS order of their source, so the first hit has the shallowest source.
+    for e in range(ex.transitions):
+        i, j = ex.src[e], ex.dst[e]
+        if pred(ex.state(i), ex.state(j), rules[ex.act[e]], x, b, ex.monitor_values(i)):
+            return e
+    return None
+
+
+def check_always(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    assert prop.pred is not None
+    bad = find_state(ex, lambda s, x, b, m: not prop.pred(s, x, b, m))  # type: ignore[misc]
+    if bad is not None:
+        return _result(
+            ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace_to(ex, bad)
+        )
+    return _finish_holds(ex, prop, t0)
+
+
+def check_step(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    assert prop.pred is not None
+    e = find_edge(ex, lambda s, t, r, x, b, m: not prop.pred(s, t, r, x, b, m))  # type: ignore[misc]
+    if e is not None:
+        edges = ex.path_to(ex.src[e]) + [e]
+        return _result(
+            ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=build_trace(ex, edges)
+        )
+    return _finish_holds(ex, prop, t0)
+
+
+def _finish_holds(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    vacuous = False
+    reason = ""
+    if prop.antecedent is not None and find_state(ex, prop.antecedent) is None:
+        vacuous = True
+        reason = "vacuous: no reachable state satisfies the property's antecedent"
+    if not ex.complete:
+        return _result(ex, prop, Verdict.UNKNOWN, time.perf_counter() - t0, reason=_incomplete(ex))
+    return _result(
+        ex, prop, Verdict.EXHAUSTIVE, time.perf_counter() - t0, vacuous=vacuous, reason=reason
+    )
+
+
+def check_reachable(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    assert prop.pred is not None
+    hit = find_state(ex, prop.pred)
+    if hit is not None:
+        return _result(
+            ex, prop, Verdict.WITNESSED, time.perf_counter() - t0, trace=trace_to(ex, hit)
+        )
+    if not ex.complete:
+        return _result(ex, prop, Verdict.UNKNOWN, time.perf_counter() - t0, reason=_incomplete(ex))
+    # Exhaustively unreachable: the answer to "can this happen?" is no, within the bounds.
+    return _result(
+        ex,
+        prop,
+        Verdict.EXHAUSTIVE,
+        time.perf_counter() - t0,
+        reason="no reachable state satisfies it within the bounds",
+    )
+
+
+def check_no_deadlock(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    x = ConcreteOps()
+    has_out = bytearray(ex.states)
+    for s in ex.src:
+        has_out[s] = 1
+    for i in range(ex.expanded):
+        if has_out[i] or i in ex.cut_nodes:
+            continue
+        if not ex.model.is_terminal(ex.state(i), x):
+            return _result(
+                ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace_to(ex, i)
+            )
+    return _finish_holds(ex, prop, t0)
+
+
+def check_exclusive(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    actions = ex.model.actions
+    seen_src = -1
+    automatic: list[int] = []
+    for e in range(ex.transitions + 1):
+        s = ex.src[e] if e < ex.transitions else -2
+        if s != seen_src:
+            if len(automatic) > 1:
+                edges = ex.path_to(seen_src) + [automatic[0]]
+                names = ", ".join(
+                    f"{actions[ex.act[a]].rule.citation} {actions[ex.act[a]].label}"
+                    for a in automatic
+                )
+                trace = build_trace(ex, edges)
+                return _result(
+                    ex,
+                    prop,
+                    Verdict.VIOLATED,
+                    time.perf_counter() - t0,
+                    trace=trace,
+                    reason=f"{len(automatic)} automatic rules enabled together: {names}",
+                )
+            seen_src, automatic = s, []
+        if e < ex.transitions and actions[ex.act[e]].rule.is_automatic:
+            automatic.append(e)
+    return _finish_holds(ex, prop, t0)
+
+
+def check_terminates(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+    """No cycle inside the region: strongly connected components of the region's subgraph."""
+    assert prop.pred is not None
+    x, b = ConcreteOps(), ex.model.bounds
+    region = [i for i in range(ex.states) if prop.pred(ex.state(i), x, b, ex.monitor_values(i))]
+    inside = set(region)
+    g = nx.DiGraph()
+    g.add_nodes_from(region)
+    g.add_edges_from((s, d) for s, d in zip(ex.src, ex.dst) if s in inside and d in inside)
+    cyclic = [
+        c
+        for c in nx.strongly_connected_components(g)
+        if len(c) > 1 or any(g.has_edge(n, n) for n in c)
+    ]
+    if not cyclic:
+        result = _finish_holds(ex, prop, t0)
+        if not region and result.verdict is Verdict.EXHAUSTIVE:
+            result.vacuous = True
+            result.reason = "vacuous: the region is never reached"
+        return result
+    # The loop entered first (lowest BFS id, hence lowest depth) gives the shortest stem.
+    comp = min(cyclic, key=min)
+    entry = min(comp)
+    loop_edges = _shortest_cycle(ex, entry, comp)
+    stem = ex.path_to(entry)
+    trace = build_trace(ex, stem + loop_edges, loop_start=len(stem))
+    exits = _loop_exits(ex, loop_edges, comp)
+    trace = Trace(
+        initial=trace.initial,
+        steps=trace.steps,
+        loop_start=trace.loop_start,
+        exits=tuple(exits),
+        final=trace.final,
+    )
+    return _result(ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace)
+
+
+def _shortest_cycle(ex: Exploration, entry: int, comp: set[int]) -> list[int]:
+    """Edge ids of a shortest cycle through ``entry`` that stays inside ``comp`` (BFS)."""
+    prev: dict[int, int] = {}
+    queue = deque([entry])
+    seen = {entry}
+    while queue:
+        n = queue.popleft()
+        for e in ex.out_edges(n):
+            d = ex.dst[e]
+            if d not in comp:
+                continue
+            if d == entry:
+                path = [e]
+                while n != entry:
+                    pe = prev[n]
+                    path.append(pe)
+                    n = ex.src[pe]
+                path.reverse()
+                return path
+            if d not in seen:
+                seen.add(d)
+                prev[d] = e
+                queue.append(d)
+    raise AssertionError("a cyclic component always holds a cycle through each of its nodes")
+
+
+def _loop_exits(ex: Exploration, loop_edges: list[int], comp: set[int]) -> list[LoopExit]:
+    """The choices along the loop that lead out of its strongly connected component: who could
+    break the loop, and how. Empty when every step of the loop is forced."""
+    x, b = ConcreteOps(), ex.model.bounds
+    exits: list[LoopExit] = []
+    for pos, e in enumerate(loop_edges):
+        n = ex.src[e]
+        for alt in ex.out_edges(n):
+            if ex.dst[alt] in comp:
+                continue
+            action = ex.model.actions[ex.act[alt]]
+            d = action.decider(ex.state(n), x, b)
+            exits.append(
+                LoopExit(pos, None if d is None else int(d), action.rule.citation, action.label)
+            )
+    return exits
+
+
+CHECKS = {
+    "always": check_always,
+    "step": check_step,
+    "reachable": check_reachable,
+    "terminates": check_terminates,
+    "no-deadlock": check_no_deadlock,
+    "exclusive-automatic": check_exclusive,
+}
+
+
+def check_properties(
+    model: Model,
+    properties: Sequence[Property],
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+) -> list[PropertyResult]:
+    """Check ``properties`` on ``model``: one shared exploration for the properties without
+    monitors, one product exploration per distinct monitor set. Results keep the given order."""
+    groups: dict[tuple[Any, ...], list[Property]] = {}
+    for p in properties:
+        groups.setdefault(p.monitors, []).append(p)
+    results: dict[str, PropertyResult] = {}
+    for monitors, props in groups.items():
+        t0 = time.perf_counter()
+        ex = explore(model, monitors, limits, progress)
+        explore_seconds = time.perf_counter() - t0
+        for p in props:
+            t1 = time.perf_counter()
+            r = CHECKS[p.kind](ex, p, t1)
+            # The exploration is shared: charge its time to every property it served.
+            r.seconds = explore_seconds + (time.perf_counter() - t1)
+            results[p.name] = r
+    return [results[p.name] for p in properties]

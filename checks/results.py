@@ -1,0 +1,183 @@
+"""Results: verdicts, traces and per-property results, shared by both engines and the reports.
+
+Verdicts are honest (see DESIGN.md):
+
+* ``PROVED``: an unbounded proof (inductive invariant, k-induction, ranking function), with its
+  certificate. Only the symbolic engine says it.
+* ``EXHAUSTIVE``: every state within the declared bounds was checked. The result names the
+  bounds, and which of them were *reached* (a transition was cut because it would leave them).
+* ``VIOLATED``: with the shortest trace (a lasso for termination).
+* ``WITNESSED``: a reachability query answered with an example trace.
+* ``UNKNOWN``: with its reason (state or time limit, solver unknown). Never folded into a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Verdict(Enum):
+    PROVED = "PROVED"
+    EXHAUSTIVE = "EXHAUSTIVE"
+    VIOLATED = "VIOLATED"
+    WITNESSED = "WITNESSED"
+    UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One transition of a trace: the rule that fired, who decided, and what changed."""
+
+    rule: str  # the citation, e.g. "MTG 514.3a"
+    name: str  # the rule instance, e.g. "pass_priority" or "stack_trigger(i=1)"
+    summary: str
+    kind: str
+    decider: int | None
+    changed: dict[str, list[Any]]  # field -> [old, new]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "summary": self.summary,
+            "kind": self.kind,
+            "decider": self.decider,
+            "changed": self.changed,
+        }
+
+
+@dataclass(frozen=True)
+class LoopExit:
+    """A way out of a loop: at loop position ``at``, ``decider`` could choose ``name`` instead."""
+
+    at: int
+    decider: int | None
+    rule: str
+    name: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at": self.at, "decider": self.decider, "rule": self.rule, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A path from an initial state. For a lasso, ``loop_start`` is the index in ``steps`` where
+    the loop begins; the loop returns to the state before that step."""
+
+    initial: dict[str, Any]
+    steps: tuple[TraceStep, ...]
+    loop_start: int | None = None
+    exits: tuple[LoopExit, ...] = ()
+    final: dict[str, Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "initial": self.initial,
+            "steps": [s.to_json() for s in self.steps],
+        }
+        if self.loop_start is not None:
+            out["loop_start"] = self.loop_start
+            out["loop_exits"] = [e.to_json() for e in self.exits]
+        return out
+
+
+@dataclass
+class PropertyResult:
+    name: str
+    kind: str
+    description: str
+    verdict: Verdict
+    engine: str
+    expect: str
+    states: int
+    transitions: int
+    seconds: float
+    trace: Trace | None = None
+    reason: str = ""
+    bounds: dict[str, int] = field(default_factory=dict)
+    bounds_reached: dict[str, int] = field(default_factory=dict)
+    vacuous: bool = False
+    certificate: dict[str, Any] | None = None
+    citations: tuple[str, ...] = ()
+    holds_for: str = ""
+
+    @property
+    def meets_expectation(self) -> bool:
+        """True when the verdict is what the property expects (a vacuous pass is not)."""
+        if self.vacuous:
+            return False
+        if self.expect == "holds":
+            return self.verdict in (Verdict.PROVED, Verdict.EXHAUSTIVE)
+        if self.expect == "violated":
+            return self.verdict is Verdict.VIOLATED
+        if self.expect == "witnessed":
+            return self.verdict is Verdict.WITNESSED
+        return False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "kind": self.kind,
+            "description": self.description,
+            "verdict": self.verdict.value,
+            "expect": self.expect,
+            "meets_expectation": self.meets_expectation,
+            "engine": self.engine,
+            "states": self.states,
+            "transitions": self.transitions,
+            "seconds": round(self.seconds, 3),
+            "citations": list(self.citations),
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.vacuous:
+            out["vacuous"] = True
+        if self.bounds_reached:
+            out["bounds_reached"] = dict(self.bounds_reached)
+        if self.holds_for:
+            out["holds_for"] = self.holds_for
+        if self.certificate is not None:
+            out["certificate"] = self.certificate
+        if self.trace is not None:
+            out["trace"] = [s.to_json() for s in self.trace.steps]
+            out["trace_initial"] = self.trace.initial
+            if self.trace.loop_start is not None:
+                out["loop_start"] = self.trace.loop_start
+                out["loop_exits"] = [e.to_json() for e in self.trace.exits]
+        return out
+
+
+@dataclass
+class CheckReport:
+    """Everything one ``turnproof check`` run produced."""
+
+    ruleset: dict[str, Any]
+    bounds: dict[str, int]
+    results: list[PropertyResult]
+    engines: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        """0 all as expected; 1 a property failed its expectation; 3 a verdict is UNKNOWN."""
+        if any(not r.meets_expectation and r.verdict is not Verdict.UNKNOWN for r in self.results):
+            return 1
+        if any(r.verdict is Verdict.UNKNOWN for r in self.results):
+            return 3
+        return 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "ruleset": self.ruleset,
+            "bounds": self.bounds,
+            "engines": self.engines,
+            "properties": [r.to_json() for r in self.results],
+            "exit_code": self.exit_code,
+        }

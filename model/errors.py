@@ -1,0 +1,56 @@
+"""The one root error type of turnproof and its subclasses, one per cause of bad input.
+
+Every error carries a one-line message that names what was wrong and, where there is a finite
+set of valid choices, lists them. Errors never print; the CLI renders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class TurnproofError(Exception):
+    """Root of every error turnproof raises on purpose. The CLI maps it to exit code 2."""
+
+    exit_code = 2
+
+
+def choices_text(valid: Iterable[str]) -> str:
+    """Render a sorted list of valid choices for an error message."""
+    items = sorted(set(valid))
+    return ", ".join(items) if items else "(none)"
+
+
+class UnknownNameError(TurnproofError):
+    """A name (property, rule, rule set, mutant, variant, card) that does not exist."""
+
+    def __init__(self, what: str, name: str, valid: Iterable[str], where: str = "") -> None:
+        self.what = what
+        self.name = name
+        self.valid = sorted(set(valid))
+        prefix = f"{where}: " if where else ""
+        super().__init__(
+            f"{prefix}unknown {what} {name!r}; valid {what}s: {choices_text(self.valid)}"
+        )
+
+
+class BoundsError(TurnproofError):
+    """A bound outside its range, or an unknown bound."""
+
+
+class AmendmentError(TurnproofError):
+    """An amendment that names a missing rule or is otherwise not applicable."""
+
+
+class SchemaError(TurnproofError):
+    """A state that does not fit its schema, or a schema that is badly declared."""
+
+
+class ScenarioError(TurnproofError):
+    """A malformed scenario file: carries the file and line."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = path
+        self.line = line
+        loc = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{loc}: {message}")
