@@ -16,7 +16,7 @@ from typing import Any
 
 from turnproof.model.properties import no_deadlock, terminates
 from turnproof.model.rules import Bounds, BoundSpec, Kind, RuleSet, rule
-from turnproof.model.schema import ArrayDomain, BoolDomain, IntRange, Schema, SeqDomain, State, Term
+from turnproof.model.schema import ArrayDomain, IntRange, Schema, SeqDomain, State, Term
 
 
 class BenchState(State):
@@ -40,7 +40,7 @@ def schema(b: Bounds) -> Schema:
             "passes": IntRange(0, 1),
             "stk": SeqDomain(IntRange(0, 1), b.cap),
             "u": ArrayDomain(IntRange(0, b.budget), 2),
-            "pend": ArrayDomain(BoolDomain(), 2),
+            "pend": ArrayDomain(IntRange(0, 1), 2),
             "cl": IntRange(0, b.cmax),
         },
     )
