@@ -1,0 +1,252 @@
+"""Run the chosen engines on a model and gather one report: what ``turnproof check`` executes.
+
+The runner picks the properties, instantiates the (possibly amended) rule set with its bounds,
+calls each engine, and returns a :class:`~turnproof.checks.results.CheckReport`. Engines return
+values and never print; so does the runner. Progress, if wanted, goes through the engine's
+``progress(expanded, discovered, transitions)`` callback.
+
+Two engines, one answer (DESIGN.md, "one corpus, every engine"). With ``engines=("explicit",
+"symbolic")`` each property gets one result per engine, in that order, and, when the two answers
+contradict each other, a third result for the same property:
+
+* ``engine="both"``, ``kind="engines-agree"``, ``verdict=VIOLATED``, ``expect="holds"``, and a
+  ``reason`` that starts with ``engines disagree:`` and names both verdicts.
+
+The claim that the engines agree is itself a property expected to hold, so a disagreement always
+fails its expectation (exit code 1), even for a property that is expected to be violated. Two
+answers contradict each other when one engine says ``VIOLATED`` and the other ``PROVED`` or
+``EXHAUSTIVE``, or, for a "can this happen?" query, one says ``WITNESSED`` and the other
+``EXHAUSTIVE`` (no such state within the bounds). ``UNKNOWN`` contradicts nothing: it is not an
+answer. ``PROVED`` and ``EXHAUSTIVE`` agree (one is unbounded, the other is not, and both hold).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from turnproof.checks import explicit
+from turnproof.checks.explicit import Limits, Progress
+from turnproof.checks.results import CheckReport, PropertyResult, Verdict
+from turnproof.model.errors import BoundsError, TurnproofError, choices_text
+from turnproof.model.properties import Mutant, Property
+from turnproof.model.rules import Bounds, Model, RuleSet, Variant
+
+ENGINES = ("explicit", "symbolic")
+ENGINE_CHOICES = ("explicit", "symbolic", "both")
+
+_HOLDS = (Verdict.PROVED, Verdict.EXHAUSTIVE)
+
+
+class EngineUnavailableError(TurnproofError):
+    """An engine that this installation does not provide (yet)."""
+
+
+def load_symbolic() -> ModuleType:
+    """The symbolic engine's module, or :class:`EngineUnavailableError`."""
+    try:
+        return importlib.import_module("turnproof.checks.symbolic")
+    except ImportError as exc:
+        raise EngineUnavailableError(
+            f"the symbolic engine is not available ({exc}); use --engine explicit"
+        ) from exc
+
+
+def is_symbolic_available() -> bool:
+    """True when the symbolic engine imports cleanly."""
+    try:
+        load_symbolic()
+    except EngineUnavailableError:
+        return False
+    return True
+
+
+def engines_for(choice: str) -> tuple[str, ...]:
+    """The engines named by a ``--engine`` value: ``explicit``, ``symbolic`` or ``both``."""
+    if choice == "both":
+        return ENGINES
+    if choice in ENGINES:
+        return (choice,)
+    raise TurnproofError(
+        f"unknown engine {choice!r}; valid engines: {choices_text(ENGINE_CHOICES)}"
+    )
+
+
+# -- choosing what to check -------------------------------------------------------------------
+
+
+def parse_bound(text: str, valid: Sequence[str] = ()) -> tuple[str, int]:
+    """``"turns=3"`` → ``("turns", 3)``; anything else is a :class:`BoundsError`."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    hint = f"; bounds are {choices_text(valid)}" if valid else ""
+    if not sep or not name:
+        raise BoundsError(f"malformed bound {text!r}: expected NAME=INT{hint}")
+    try:
+        number = int(value, 10)
+    except ValueError:
+        raise BoundsError(
+            f"malformed bound {text!r}: {value!r} is not a whole number (expected NAME=INT)"
+        ) from None
+    return name, number
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A rule set as the user asked to check it: amended, bounded, with the chosen properties.
+
+    ``labels()`` says how the rule set was amended (variant, mutant), for the report.
+    """
+
+    model: Model
+    properties: tuple[Property, ...]
+    variant: str | None = None
+    mutant: Mutant | None = None
+
+    def labels(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.variant is not None:
+            out["variant"] = self.variant
+        if self.mutant is not None:
+            out["mutant"] = {
+                "name": self.mutant.name,
+                "description": self.mutant.description,
+                "breaks": list(self.mutant.breaks),
+            }
+        return out
+
+
+def select(
+    ruleset: RuleSet,
+    *,
+    property_names: Sequence[str] = (),
+    bounds: Mapping[str, int] | None = None,
+    variant: str | None = None,
+    mutant: str | None = None,
+) -> Selection:
+    """Resolve every name the user gave, failing early (a :class:`TurnproofError`) on the first
+    one that does not exist. A mutant's own bounds apply unless ``bounds`` overrides them; the
+    variant is applied first, then the mutant's amendments."""
+    props = tuple(ruleset.property(n) for n in dict.fromkeys(property_names))
+    if not props:
+        props = tuple(ruleset.properties)
+    # Validate the user's bounds against the rule set before amending it: the error then names
+    # the bounds the user can set.
+    Bounds(ruleset.bound_specs, bounds)
+    chosen_mutant = ruleset.mutant(mutant) if mutant is not None else None
+    amended = ruleset
+    if variant is not None:
+        amended = amended.amend(Variant(variant), label=f"variant {variant}")
+    merged: dict[str, int] = {}
+    if chosen_mutant is not None:
+        amended = amended.amend(*chosen_mutant.amendments, label=f"mutant {chosen_mutant.name}")
+        merged.update(chosen_mutant.bounds)
+    merged.update(bounds or {})
+    return Selection(Model(amended, merged), props, variant, chosen_mutant)
+
+
+# -- running ----------------------------------------------------------------------------------
+
+
+def _call_engine(
+    fn: Callable[..., list[PropertyResult]],
+    model: Model,
+    properties: Sequence[Property],
+    limits: Limits | None,
+    progress: Progress | None,
+) -> list[PropertyResult]:
+    """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
+    them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``."""
+    params = inspect.signature(fn).parameters
+    kwargs: dict[str, Any] = {}
+    if "limits" in params:
+        kwargs["limits"] = limits
+    elif "timeout_s" in params and limits is not None and limits.max_seconds is not None:
+        kwargs["timeout_s"] = limits.max_seconds  # the symbolic engine's per-property budget
+    if "progress" in params:
+        kwargs["progress"] = progress
+    return list(fn(model, list(properties), **kwargs))
+
+
+def find_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
+    """Why the two results contradict each other, or None when they do not (see module doc)."""
+    pair = {a.verdict, b.verdict}
+    contradiction = (Verdict.VIOLATED in pair and bool(pair & set(_HOLDS))) or pair == {
+        Verdict.WITNESSED,
+        Verdict.EXHAUSTIVE,
+    }
+    if not contradiction:
+        return None
+    return f"engines disagree: {a.engine} says {a.verdict.value}, {b.engine} says {b.verdict.value}"
+
+
+def disagreement_result(a: PropertyResult, b: PropertyResult, reason: str) -> PropertyResult:
+    """The failing result that records a contradiction between two engines on one property."""
+    return PropertyResult(
+        name=a.name,
+        kind="engines-agree",
+        description=f"the {a.engine} and {b.engine} engines give the same answer",
+        verdict=Verdict.VIOLATED,
+        engine="both",
+        expect="holds",
+        states=0,
+        transitions=0,
+        seconds=0.0,
+        reason=reason,
+        bounds=dict(a.bounds),
+        citations=a.citations,
+    )
+
+
+def run_check(
+    model: Model,
+    properties: Sequence[Property],
+    engines: Sequence[str] = ("explicit",),
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    *,
+    labels: Mapping[str, Any] | None = None,
+) -> CheckReport:
+    """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
+    ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
+    the report's rule-set description. Raises :class:`EngineUnavailableError` when the symbolic
+    engine is asked for but not installed."""
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown:
+        raise TurnproofError(
+            f"unknown engine {unknown[0]!r}; valid engines: {choices_text(ENGINES)}"
+        )
+    order = [e for e in ENGINES if e in engines]
+    per_engine: dict[str, list[PropertyResult]] = {}
+    for engine in order:
+        if engine == "explicit":
+            per_engine[engine] = _call_engine(
+                explicit.check_properties, model, properties, limits, progress
+            )
+            continue
+        fn = load_symbolic().check_properties
+        try:
+            per_engine[engine] = _call_engine(fn, model, properties, limits, progress)
+        except ImportError as exc:  # a part of the engine (a solver back end) is missing
+            raise EngineUnavailableError(
+                f"the symbolic engine is not available ({exc}); use --engine explicit"
+            ) from exc
+
+    results: list[PropertyResult] = []
+    for i in range(len(properties)):
+        row = [per_engine[e][i] for e in order]
+        results.extend(row)
+        if len(row) == 2:
+            reason = find_disagreement(row[0], row[1])
+            if reason is not None:
+                results.append(disagreement_result(row[0], row[1], reason))
+
+    ruleset = model.describe()
+    ruleset.update(labels or {})
+    return CheckReport(
+        ruleset=ruleset, bounds=dict(model.bounds), results=results, engines=list(order)
+    )
