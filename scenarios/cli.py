@@ -1,0 +1,402 @@
+"""The ``turnproof`` command line: check a rule set, list its rules and properties.
+
+This is the only module that writes to the terminal. Everything it shows comes from the
+renderers in ``turnproof.reports``; everything it checks goes through
+:mod:`turnproof.checks.runner`.
+
+Exit codes (``CheckReport.exit_code``): 0 every property as expected; 1 a property failed its
+expectation; 2 bad input (an unknown name, a malformed or out-of-range bound: one line on stderr,
+``turnproof: error: …``, nothing on stdout, nothing written); 3 a verdict is UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from turnproof.checks.explicit import Limits
+from turnproof.checks.explicit import Progress as ProgressCallback
+from turnproof.checks.runner import (
+    ENGINE_CHOICES,
+    engines_for,
+    is_symbolic_available,
+    load_symbolic,
+    parse_bound,
+    run_check,
+    select,
+)
+from turnproof.model.errors import TurnproofError, UnknownNameError
+from turnproof.model.registry import builtin_rulesets
+from turnproof.model.rules import RuleSet
+from turnproof.reports import json_report, text
+
+PROG = "turnproof"
+FORMATS = ("text", "json")
+
+
+class OutputError(TurnproofError):
+    """The report files could not be written where the user asked."""
+
+
+# -- errors and the group ---------------------------------------------------------------------
+
+
+def _error(message: str) -> None:
+    click.echo(f"{PROG}: error: {message}", err=True)
+
+
+class TurnproofGroup(click.Group):
+    """A click group whose errors are one line, ``turnproof: error: …``, never a traceback."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            rv = super().main(
+                args=args,
+                prog_name=prog_name or PROG,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+            code = rv if isinstance(rv, int) else 0
+        except TurnproofError as exc:
+            _error(str(exc))
+            code = exc.exit_code
+        except click.exceptions.NoSuchCommand as exc:
+            _error(f"{exc.format_message()} Commands: {', '.join(self.list_commands(None))}")  # type: ignore[arg-type]
+            code = exc.exit_code
+        except click.ClickException as exc:
+            _error(exc.format_message())
+            code = exc.exit_code
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            _error("interrupted")
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
+def default_ruleset_name() -> str:
+    """``magic`` when it is built in, else the first built-in rule set."""
+    sets = builtin_rulesets()
+    return "magic" if "magic" in sets else next(iter(sets))
+
+
+def _ruleset(name: str | None) -> RuleSet:
+    sets = builtin_rulesets()
+    name = name or default_ruleset_name()
+    if name not in sets:
+        raise UnknownNameError("rule set", name, sets)
+    return sets[name]
+
+
+@click.group(
+    cls=TurnproofGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+def cli() -> None:
+    """Formal verification of card-game turn-structure rules.
+
+    Every reachable game state within the bounds is explored; every property gets an honest
+    verdict (PROVED, EXHAUSTIVE, VIOLATED, WITNESSED or UNKNOWN) and, when it fails, the
+    shortest trace that shows it, step by step, each step citing its rule.
+
+    \b
+    Examples:
+      turnproof rulesets
+      turnproof check bench
+      turnproof check bench --property no-deadlock --bound turns=2
+      turnproof rules magic --cite 716.1a
+    """
+
+
+# -- check ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool) -> Iterator[ProgressCallback | None]:
+    """A rich progress display on stderr, fed by the engine's progress callback."""
+    if not enabled:
+        yield None
+        return
+    console = Console(stderr=True)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("exploring", total=None)
+
+        def report(expanded: int, discovered: int, transitions: int) -> None:
+            bar.update(
+                task,
+                description=(
+                    f"exploring: {expanded:,} of {discovered:,} states expanded, "
+                    f"{transitions:,} transitions"
+                ),
+            )
+
+        yield report
+
+
+def _write_atomically(directory: Path, files: dict[str, str]) -> list[Path]:
+    """Write every file to a temporary name in ``directory``, then rename them all into place:
+    on error, nothing half-written is left behind."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the report folder {directory}: {exc.strerror}") from exc
+    temps: dict[str, str] = {}
+    try:
+        for name, content in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+            temps[name] = tmp
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(content)
+        written = []
+        for name, tmp in temps.items():
+            os.replace(tmp, directory / name)
+            written.append(directory / name)
+        return written
+    except OSError as exc:
+        raise OutputError(f"cannot write reports to {directory}: {exc.strerror}") from exc
+    finally:
+        for tmp in temps.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
+    """The engines to run, and a note for the header saying how they were chosen."""
+    if engine is None:
+        if is_symbolic_available():
+            return engines_for("both"), "default: both engines"
+        return engines_for("explicit"), "default; the symbolic engine is not available"
+    engines = engines_for(engine)
+    if "symbolic" in engines:
+        load_symbolic()  # fail now, before any exploration, if it is missing
+    return engines, ""
+
+
+@cli.command("check")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option(
+    "--property",
+    "property_names",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this property (repeatable). Default: every property of the rule set.",
+)
+@click.option(
+    "--bound",
+    "bound_texts",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINE_CHOICES),
+    default=None,
+    help="Which engine answers. Default: both when the symbolic engine is installed.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="S",
+    help="Stop exploring after S seconds.",
+)
+@click.option("--mutant", metavar="NAME", help="Check the rule set amended by this mutant.")
+@click.option("--variant", metavar="NAME", help="Check this variant of the rule set.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Also write report.json and report.txt into DIR (created if missing).",
+)
+@click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
+def check_command(
+    ruleset: str | None,
+    property_names: tuple[str, ...],
+    bound_texts: tuple[str, ...],
+    engine: str | None,
+    fmt: str,
+    max_states: int | None,
+    max_seconds: float | None,
+    mutant: str | None,
+    variant: str | None,
+    out: Path | None,
+    no_progress: bool,
+) -> int:
+    """Check the properties of a rule set and show every verdict.
+
+    Prints one row per property (verdict, engine, states explored, time, whether it met its
+    expectation), then what each verdict means and, for every violation, witness or unmet
+    expectation, its shortest trace. RULESET defaults to magic (or the first built-in one).
+
+    Exit codes: 0 all as expected, 1 a property failed its expectation, 2 bad input,
+    3 a verdict is UNKNOWN.
+
+    \b
+    Examples:
+      turnproof check bench
+      turnproof check bench --property cleanup-terminates --bound cmax=1
+      turnproof check bench --max-states 1000 --format json
+      turnproof check bench --engine explicit --out reports/bench
+    """
+    rs = _ruleset(ruleset)
+    valid_bounds = [s.name for s in rs.bound_specs]
+    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    selection = select(
+        rs, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
+    )
+    engines, note = _choose_engines(engine)
+    limits = Limits(max_states=max_states, max_seconds=max_seconds)
+    show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
+    with _progress_bar(show_progress) as progress:
+        report = run_check(
+            selection.model,
+            selection.properties,
+            engines,
+            limits,
+            progress,
+            labels=selection.labels(),
+        )
+
+    plain = text.render_check(report, note)
+    as_json = json_report.render_check_json(report)
+    written: list[Path] = []
+    if out is not None:
+        written = _write_atomically(out, {"report.json": as_json, "report.txt": plain})
+
+    if fmt == "json":
+        click.echo(as_json, nl=False)
+    elif sys.stdout.isatty():
+        console = Console(highlight=False)
+        console.print(text.render_header(report, note), markup=False)
+        console.print()
+        console.print(text.check_table_rich(report))
+        console.print()
+        console.print(text.render_details(report), markup=False)
+        console.print()
+        console.print(text.render_summary(report), markup=False)
+    else:
+        click.echo(plain, nl=False)
+    for path in written:
+        click.echo(f"{PROG}: wrote {path}", err=True)
+    return report.exit_code
+
+
+# -- listings ---------------------------------------------------------------------------------
+
+
+@cli.command("rules")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+@click.option(
+    "--cite",
+    metavar="NUMBER",
+    help="Show only the rules under this number; old numbers resolve to today's.",
+)
+def rules_command(ruleset: str | None, fmt: str, cite: str | None) -> int:
+    """List the rules of a rule set, each with its citation, kind and summary.
+
+    Also shows the rule set's version, content hash and its old rule numbers (aliases). A
+    player's choice names who decides. With --cite, an old rule number (the 2018 CR's 716, the
+    pre-2009 507) is resolved to today's, and the rules under it are listed.
+
+    \b
+    Examples:
+      turnproof rules bench
+      turnproof rules bench --cite 117
+      turnproof rules magic --cite 716.1a
+      turnproof rules bench --format json
+    """
+    rs = _ruleset(ruleset)
+    if cite is None:
+        if fmt == "json":
+            click.echo(json_report.render_rules_json(rs), nl=False)
+        else:
+            click.echo(text.render_rules(rs), nl=False)
+        return 0
+    today = rs.resolve_citation(cite)
+    found = rs.find_rules(today)
+    if not found:
+        raise UnknownNameError("rule citation", cite, [r.citation for r in rs.rules])
+    if fmt == "json":
+        cited = {"asked": cite, "today": today}
+        click.echo(json_report.render_rules_json(rs, found, cited), nl=False)
+    else:
+        renumbered = today.split()[-1] != cite.split("@")[0].split()[-1]
+        line = f"{cite} is today's {today}" if renumbered else f"rules under {today}"
+        click.echo(text.render_rules(rs, found, cited=line + ":"), nl=False)
+    return 0
+
+
+@cli.command("properties")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def properties_command(ruleset: str | None, fmt: str) -> int:
+    """List the properties of a rule set: kind, expectation, claim, cited rules and the
+    mutants that break each one (the evidence that it is not vacuous).
+
+    \b
+    Examples:
+      turnproof properties bench
+      turnproof properties bench --format json
+    """
+    rs = _ruleset(ruleset)
+    if fmt == "json":
+        click.echo(json_report.render_properties_json(rs), nl=False)
+    else:
+        click.echo(text.render_properties(rs), nl=False)
+    return 0
+
+
+@cli.command("rulesets")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def rulesets_command(fmt: str) -> int:
+    """List the built-in rule sets with their name, game, version and description.
+
+    \b
+    Examples:
+      turnproof rulesets
+      turnproof rulesets --format json
+    """
+    sets = builtin_rulesets()
+    if fmt == "json":
+        click.echo(json_report.render_rulesets_json(sets), nl=False)
+    else:
+        click.echo(text.render_rulesets(sets), nl=False)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The console script's entry point."""
+    cli.main(args=argv, prog_name=PROG)
