@@ -1,0 +1,680 @@
+"""The symbolic engine: the very same rule functions, run on Z3 terms, give the transition formula.
+
+A rule is a Python function over a state and an operations object (``model/ops.py``). The
+explicit engine hands it concrete values and :class:`~turnproof.model.ops.ConcreteOps`; this
+module hands it a state whose leaves are Z3 variables and :class:`SymbolicOps`, whose methods
+build formulas instead of computing values. What comes back is the successor *as terms*, and the
+guards the rule met on the way. No rule is written twice.
+
+Variables are named after the schema's leaf paths and a time step, as in pySMT's model-checking
+example: ``step@3``, ``stk.len@3``, ``u[1]@0``; monitors are ``m.<name>@k`` and the rule instance
+that fires between step ``k`` and ``k + 1`` is ``act@k`` (the index of ``model.actions``), so a
+satisfying assignment says which rule fired and a trace cites it.
+
+Modelling decisions:
+
+* Guards are kept apart: ``x.require`` conjuncts decide whether the rule is enabled,
+  ``x.within`` conjuncts are kept with the name of their bound, so that a result can say which
+  declared bounds cut a transition. As in the concrete engine, a bound counts as *reached* only
+  when every guard met before it held.
+* ``x.when(cond, update, value)`` evaluates ``update`` under the path condition ``cond``: a guard
+  raised inside it only constrains the states where ``cond`` holds, exactly as the concrete
+  engine, which skips ``update`` when ``cond`` is false.
+* Every state, current or next, is constrained to the schema's domains (``schema.well_formed``),
+  so a rule that writes outside its field's domain without an ``x.within`` guard loses that
+  transition here while the explicit engine keeps it; the cross-check reports the difference.
+
+>>> from turnproof.model.bench import BENCH
+>>> from turnproof.model.rules import Model
+>>> enc = Encoding(Model(BENCH, {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}))
+>>> str(enc.leaf_vars(3)[0])
+'turn@3'
+>>> s = z3.Solver()
+>>> s.add(enc.init(0), enc.transition(0), enc.var("step", 1) == 1)
+>>> s.check()
+sat
+>>> enc.model.actions[s.model().eval(enc.act_var(0)).as_long()].rule.citation
+'MTG 502.4'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+from turnproof.checks.results import PropertyResult, Trace, TraceStep, Verdict
+from turnproof.model.ops import ConcreteOps
+from turnproof.model.properties import Monitor, Property, _monitor_class
+from turnproof.model.rules import Action, Model
+from turnproof.model.schema import EnumDomain, Leaf, Seq, State, Term
+
+# -- lifting Python values into Z3 ----------------------------------------------------------------
+
+
+def is_term(v: Any) -> bool:
+    """True for a Z3 expression (as opposed to a plain Python value)."""
+    return isinstance(v, z3.ExprRef)
+
+
+def as_bool(v: Any) -> Any:
+    """A Z3 Boolean for a condition: Python truthiness for plain values, ``!= 0`` for an Int."""
+    if is_term(v):
+        return v if z3.is_bool(v) else v != 0
+    return z3.BoolVal(bool(v))
+
+
+def as_int(v: Any) -> Any:
+    """A Z3 Int for a number (a Boolean counts as 0 or 1, as it does in Python)."""
+    if is_term(v):
+        return z3.If(v, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(v) else v
+    return z3.IntVal(int(v))
+
+
+def lift_like(v: Any, like: Any) -> Any:
+    """``v`` as a Z3 term of the sort of ``like`` (a term or a plain value)."""
+    if is_term(like):
+        return as_bool(v) if z3.is_bool(like) else as_int(v)
+    if isinstance(like, bool):
+        return as_bool(v)
+    return as_int(v)
+
+
+def lift_pair(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two leaves as Z3 terms of one sort: the sort of whichever is a term, Bool when either is a
+    Python ``bool`` (the all-zero empty slot writes ``0`` for a Boolean field), Int otherwise."""
+    if is_term(a):
+        return a, lift_like(b, a)
+    if is_term(b):
+        return lift_like(a, b), b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return as_bool(a), as_bool(b)
+    return as_int(a), as_int(b)
+
+
+def const_value(v: Any) -> Any:
+    """The Python value of a plain value or of a Z3 literal; ``None`` for any other term."""
+    if not is_term(v):
+        return v
+    if z3.is_true(v):
+        return True
+    if z3.is_false(v):
+        return False
+    if z3.is_int_value(v):
+        return v.as_long()
+    return None
+
+
+# -- the operations object ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Guard:
+    """One guard met while running a rule: a ``require`` (bound ``None``) or a ``within``."""
+
+    cond: Any  # a Z3 Boolean (already weakened by the path condition)
+    bound: str | None
+
+
+class SymbolicOps:
+    """The operations protocol on Z3 terms. Guards are collected, not raised."""
+
+    def __init__(self) -> None:
+        self.guards: list[Guard] = []
+        self._path: list[Any] = []
+        #: A guard that is false whatever the state: the rule is never enabled.
+        self.dead = False
+
+    # -- guards ---------------------------------------------------------------------------
+    def _guard(self, cond: Term, bound: str | None) -> None:
+        c = const_value(cond)
+        if c is not None:
+            if c:
+                return
+            if not self._path:
+                self.dead = True
+        g = as_bool(cond)
+        if self._path:
+            g = z3.Implies(z3.And(*self._path), g)
+        self.guards.append(Guard(g, bound))
+
+    def require(self, cond: Term) -> None:
+        self._guard(cond, None)
+
+    def within(self, cond: Term, bound: str) -> None:
+        self._guard(cond, bound)
+
+    # -- logic ----------------------------------------------------------------------------
+    def If(self, cond: Term, then: Any, else_: Any) -> Any:
+        c = const_value(cond)
+        if c is not None:
+            return then if c else else_
+        return self._ite(as_bool(cond), then, else_)
+
+    def _ite(self, c: Any, a: Any, b: Any) -> Any:
+        if a is b:
+            return a
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple)) or len(a) != len(b):
+                raise TypeError(f"x.If over values of different shapes: {a!r} and {b!r}")
+            return _rebuild(a, [self._ite(c, u, v) for u, v in zip(a, b)])
+        if not is_term(a) and not is_term(b) and a == b and type(a) is type(b):
+            return a
+        ta, tb = lift_pair(a, b)
+        if ta.eq(tb):
+            return ta
+        return z3.If(c, ta, tb)
+
+    def when(self, cond: Term, update: Callable[[Any], Any], value: Any) -> Any:
+        c = const_value(cond)
+        if c is not None:
+            return update(value) if c else value
+        cb = as_bool(cond)
+        self._path.append(cb)
+        try:
+            updated = update(value)
+        finally:
+            self._path.pop()
+        return self._ite(cb, updated, value)
+
+    def cases(
+        self, key: Term, table: Mapping[int, Callable[[], Any]], default: Callable[[], Any]
+    ) -> Any:
+        k = const_value(key)
+        if k is not None:
+            return table.get(k, default)()
+        # Each branch is built under its own path condition, so its guards bind only there.
+        values = sorted(table)
+        branches = [(self.Eq(key, v), table[v]) for v in values]
+        branches.append((self.And(*(self.Not(c) for c, _ in branches)), default))
+        built = []
+        for cond, make in branches:
+            self._path.append(as_bool(cond))
+            try:
+                built.append((cond, make()))
+            finally:
+                self._path.pop()
+        out = built[-1][1]
+        for cond, value in reversed(built[:-1]):
+            out = self.If(cond, value, out)
+        return out
+
+    def And(self, *conds: Term) -> Term:
+        terms = []
+        for cond in conds:
+            c = const_value(cond)
+            if c is None:
+                terms.append(as_bool(cond))
+            elif not c:
+                return False
+        if not terms:
+            return True
+        return terms[0] if len(terms) == 1 else z3.And(*terms)
+
+    def Or(self, *conds: Term) -> Term:
+        terms = []
+        for cond in conds:
+            c = const_value(cond)
+            if c is None:
+                terms.append(as_bool(cond))
+            elif c:
+                return True
+        if not terms:
+            return False
+        return terms[0] if len(terms) == 1 else z3.Or(*terms)
+
+    def Not(self, cond: Term) -> Term:
+        c = const_value(cond)
+        if c is not None:
+            return not c
+        return z3.Not(as_bool(cond))
+
+    def Implies(self, a: Term, b: Term) -> Term:
+        return self.Or(self.Not(a), b)
+
+    def Eq(self, a: Any, b: Any) -> Term:
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple)) or len(a) != len(b):
+                raise TypeError(f"x.Eq over values of different shapes: {a!r} and {b!r}")
+            return self.And(*(self.Eq(u, v) for u, v in zip(a, b)))
+        if not is_term(a) and not is_term(b):
+            return a == b
+        ta, tb = lift_pair(a, b)
+        return ta == tb
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def Sum(self, *terms: Term) -> Term:
+        if not any(is_term(t) for t in terms):
+            return sum(terms)
+        return z3.Sum(*(as_int(t) for t in terms))
+
+    def Min(self, a: Term, b: Term) -> Term:
+        if not is_term(a) and not is_term(b):
+            return a if a <= b else b
+        ta, tb = as_int(a), as_int(b)
+        return z3.If(ta <= tb, ta, tb)
+
+    def Max(self, a: Term, b: Term) -> Term:
+        if not is_term(a) and not is_term(b):
+            return a if a >= b else b
+        ta, tb = as_int(a), as_int(b)
+        return z3.If(ta >= tb, ta, tb)
+
+    def count(self, conds: Iterable[Term]) -> Term:
+        return self.Sum(*(self.If(c, 1, 0) for c in conds))
+
+    # -- arrays ---------------------------------------------------------------------------
+    def get(self, arr: Sequence[Any], index: Term) -> Any:
+        i = const_value(index)
+        if i is not None:
+            return arr[i]
+        # The last entry is the fallback, so an index the guards rule out costs no extra case.
+        out = arr[-1]
+        for k in range(len(arr) - 2, -1, -1):
+            out = self._ite(index == k, arr[k], out)
+        return out
+
+    def set(self, arr: Sequence[Any], index: Term, value: Any) -> tuple[Any, ...]:
+        i = const_value(index)
+        if i is not None:
+            out = list(arr)
+            out[i] = value
+            return tuple(out)
+        return tuple(self._ite(index == k, value, item) for k, item in enumerate(arr))
+
+    # -- sequences ------------------------------------------------------------------------
+    def seq_is_empty(self, seq: Seq) -> Term:
+        return self.Eq(seq.length, 0)
+
+    def seq_is_full(self, seq: Seq) -> Term:
+        return self.Eq(seq.length, len(seq.slots))
+
+    def seq_top(self, seq: Seq) -> Any:
+        return self.seq_get(seq, seq.length - 1)
+
+    def seq_get(self, seq: Seq, index: Term) -> Any:
+        empty = empty_slot(seq.slots)
+        i = const_value(index)
+        if i is not None:
+            n = const_value(seq.length)
+            if not 0 <= i < len(seq.slots):
+                return empty
+            if n is not None:
+                return seq.slots[i] if i < n else empty
+            return self._ite(as_bool(i < seq.length), seq.slots[i], empty)
+        out = empty
+        for k in range(len(seq.slots) - 1, -1, -1):
+            out = self.If(self.And(index == k, self._live(seq, k)), seq.slots[k], out)
+        return out
+
+    def seq_push(self, seq: Seq, item: Any) -> Seq:
+        cap = len(seq.slots)
+        n = const_value(seq.length)
+        if n is not None:
+            if n >= cap:
+                return seq
+            return Seq(n + 1, seq.slots[:n] + (item,) + seq.slots[n + 1 :])
+        slots = tuple(self._ite(seq.length == k, item, slot) for k, slot in enumerate(seq.slots))
+        return self._ite(seq.length >= cap, seq, Seq(seq.length + 1, slots))
+
+    def seq_pop(self, seq: Seq) -> Seq:
+        n = const_value(seq.length)
+        empty = empty_slot(seq.slots)
+        if n is not None:
+            if n == 0:
+                return seq
+            return Seq(n - 1, seq.slots[: n - 1] + (empty,) + seq.slots[n:])
+        # On an empty sequence no slot index equals length - 1, so only the length needs a case.
+        slots = tuple(
+            self._ite(seq.length - 1 == k, empty, slot) for k, slot in enumerate(seq.slots)
+        )
+        return Seq(self.If(seq.length == 0, 0, seq.length - 1), slots)
+
+    def seq_remove(self, seq: Seq, index: Term) -> Seq:
+        empty = empty_slot(seq.slots)
+        shifted = Seq(
+            seq.length - 1,
+            tuple(
+                self.If(index <= k, nxt, slot)
+                for k, (slot, nxt) in enumerate(zip(seq.slots, seq.slots[1:] + (empty,)))
+            ),
+        )
+        return self.If(self.And(index >= 0, index < seq.length), shifted, seq)
+
+    def seq_clear(self, seq: Seq) -> Seq:
+        empty = empty_slot(seq.slots)
+        return Seq(0, (empty,) * len(seq.slots))
+
+    def seq_filter(self, seq: Seq, keep: Callable[[Any], Term]) -> Seq:
+        # Item k survives when it is live and kept; it lands at the number of survivors before it.
+        empty = empty_slot(seq.slots)
+        kept = [self.And(self._live(seq, k), keep(slot)) for k, slot in enumerate(seq.slots)]
+        position = [self.count(kept[:k]) for k in range(len(kept))]
+        slots = []
+        for j in range(len(seq.slots)):
+            out = empty
+            for k in range(len(seq.slots) - 1, j - 1, -1):
+                out = self.If(self.And(kept[k], self.Eq(position[k], j)), seq.slots[k], out)
+            slots.append(out)
+        return Seq(self.count(kept), tuple(slots))
+
+    def _live(self, seq: Seq, k: int) -> Term:
+        n = const_value(seq.length)
+        return k < n if n is not None else seq.length > k
+
+    def seq_any(self, seq: Seq, pred: Callable[[Any], Term]) -> Term:
+        return self.Or(*(self.And(self._live(seq, k), pred(s)) for k, s in enumerate(seq.slots)))
+
+    def seq_all(self, seq: Seq, pred: Callable[[Any], Term]) -> Term:
+        return self.And(
+            *(self.Implies(self._live(seq, k), pred(s)) for k, s in enumerate(seq.slots))
+        )
+
+    def seq_count(self, seq: Seq, pred: Callable[[Any], Term]) -> Term:
+        return self.count(self.And(self._live(seq, k), pred(s)) for k, s in enumerate(seq.slots))
+
+
+def _rebuild(like: Any, items: Iterable[Any]) -> Any:
+    """A tuple of the same kind as ``like`` (NamedTuple, ``Seq``, State or plain)."""
+    make = getattr(type(like), "_make", None)
+    return make(items) if make is not None else tuple(items)
+
+
+def empty_slot(slots: tuple[Any, ...]) -> Any:
+    """The canonical empty slot (all zeros), shaped like the slots of the sequence."""
+    sample = slots[-1]
+    if isinstance(sample, tuple):
+        return _rebuild(sample, (0,) * len(sample))
+    return 0
+
+
+def to_bool(v: Any) -> Any:
+    """A property or guard value as a Z3 Boolean (plain Python values included)."""
+    return as_bool(v)
+
+
+# -- the encoding of a model ----------------------------------------------------------------------
+
+
+@dataclass
+class Applied:
+    """A rule instance run on a symbolic state: when it is enabled, where bounds cut it, and
+    the successor it computes (as terms)."""
+
+    action: Action
+    enabled: Any  # every require and within holds
+    cuts: dict[str, Any]  # bound name -> the rule would leave that bound here
+    successor: State | None  # None when a guard is false whatever the state
+
+
+class Encoding:
+    """Z3 variables for the states of a model (and of its monitors), time step by time step,
+    with the initial-state, well-formedness and transition formulas over them."""
+
+    def __init__(self, model: Model, monitors: Sequence[Monitor] = ()) -> None:
+        self.model = model
+        self.monitors = tuple(monitors)
+        self._vars: dict[int, list[Any]] = {}
+        self._applied: dict[int, list[Applied]] = {}
+        self.schema = self.model.schema
+        self.bounds = self.model.bounds
+        self.leaves: list[tuple[str, Leaf]] = self.schema.leaves()
+        self.monitor_cls = (
+            _monitor_class(tuple(m.name for m in self.monitors)) if self.monitors else None
+        )
+        self.paths: list[str] = [p for p, _ in self.leaves] + [f"m.{m.name}" for m in self.monitors]
+        self.domains: list[Leaf] = [d for _, d in self.leaves] + [m.domain for m in self.monitors]
+        self._path_index = {p: i for i, p in enumerate(self.paths)}
+
+    # -- variables ------------------------------------------------------------------------
+    def vars(self, k: int) -> list[Any]:
+        """Every variable of step ``k``: the state's leaves, then the monitors."""
+        vs = self._vars.get(k)
+        if vs is None:
+            vs = [
+                z3.Bool(f"{p}@{k}") if d.is_bool else z3.Int(f"{p}@{k}")
+                for p, d in zip(self.paths, self.domains)
+            ]
+            self._vars[k] = vs
+        return vs
+
+    def leaf_vars(self, k: int) -> list[Any]:
+        return self.vars(k)[: len(self.leaves)]
+
+    def var(self, path: str, k: int) -> Any:
+        """The variable of leaf ``path`` (``stk.len``, ``u[1]``, ``m.seen``) at step ``k``."""
+        return self.vars(k)[self._path_index[path]]
+
+    def act_var(self, k: int) -> Any:
+        return z3.Int(f"act@{k}")
+
+    def state(self, k: int) -> State:
+        return self.schema.build(self.leaf_vars(k))
+
+    def monitor_values(self, k: int) -> Any:
+        if self.monitor_cls is None:
+            return None
+        return self.monitor_cls(*self.vars(k)[len(self.leaves) :])
+
+    # -- formulas -------------------------------------------------------------------------
+    def well_formed(self, k: int) -> Any:
+        """Every leaf of step ``k`` lies in its domain (and sequences keep empty slots empty)."""
+        x = SymbolicOps()
+        parts = [to_bool(self.schema.well_formed(self.state(k), x))]
+        for v, d in zip(self.vars(k)[len(self.leaves) :], self.domains[len(self.leaves) :]):
+            if not d.is_bool:
+                parts.append(z3.And(v >= d.lo, v <= d.hi))
+        return z3.And(*parts)
+
+    def equal(self, j: int, k: int) -> Any:
+        """States (and monitors) of steps ``j`` and ``k`` are the same."""
+        return z3.And(*(a == b for a, b in zip(self.vars(j), self.vars(k))))
+
+    def is_state(self, k: int, state: State, monitors: Any = None) -> Any:
+        """Step ``k`` holds the concrete ``state`` (and monitor values)."""
+        values = self.schema.flatten(state) + (list(monitors) if monitors is not None else [])
+        return z3.And(*(v == lift_like(c, v) for v, c in zip(self.vars(k), values)))
+
+    def init(self, k: int = 0) -> Any:
+        """Step ``k`` holds one of the model's initial states (with its initial monitors)."""
+        x, b = ConcreteOps(), self.bounds
+        options = []
+        for s in self.model.initial_states():
+            m = None
+            if self.monitor_cls is not None:
+                m = self.monitor_cls(*(mon.init(s, x, b) for mon in self.monitors))
+            options.append(self.is_state(k, s, m))
+        return z3.And(z3.Or(*options), self.well_formed(k))
+
+    def applied(self, k: int) -> list[Applied]:
+        """Every rule instance run on the symbolic state of step ``k`` (cached per step)."""
+        out = self._applied.get(k)
+        if out is None:
+            out = [apply_action(a, self.state(k), self.bounds) for a in self.model.actions]
+            self._applied[k] = out
+        return out
+
+    def step_formula(self, k: int, index: int) -> Any:
+        """Rule instance ``index`` takes step ``k`` to step ``k + 1`` (monitors updated)."""
+        ap = self.applied(k)[index]
+        if ap.successor is None:
+            return z3.BoolVal(False)
+        nxt = self.vars(k + 1)
+        values = self.schema.flatten(ap.successor)
+        parts = [ap.enabled]
+        parts.extend(v == lift_like(c, v) for v, c in zip(nxt, values))
+        if self.monitors:
+            x = SymbolicOps()
+            s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
+            for mon, v in zip(self.monitors, nxt[len(self.leaves) :]):
+                parts.append(v == lift_like(mon.update(s, t, ap.action.rule, m, x, self.bounds), v))
+        return z3.And(*parts)
+
+    def transition(self, k: int) -> Any:
+        """Some rule instance takes step ``k`` to step ``k + 1``; ``act@k`` names which, and
+        step ``k + 1`` is well formed."""
+        act = self.act_var(k)
+        n = len(self.model.actions)
+        disjuncts = [z3.And(act == i, self.step_formula(k, i)) for i in range(n)]
+        return z3.And(act >= 0, act < n, z3.Or(*disjuncts), self.well_formed(k + 1))
+
+    def enabled(self, k: int) -> list[Any]:
+        """For each rule instance, the formula 'enabled in the state of step ``k``'."""
+        return [ap.enabled for ap in self.applied(k)]
+
+    def cut(self, k: int, bound: str) -> Any:
+        """Some rule instance would leave ``bound`` in the state of step ``k``."""
+        return z3.Or(*(ap.cuts.get(bound, False) for ap in self.applied(k)))
+
+    def bound_names(self) -> list[str]:
+        """The bounds some rule guards with ``x.within``, sorted."""
+        return sorted({b for ap in self.applied(0) for b in ap.cuts})
+
+    def state_pred(self, pred: Callable[..., Any], k: int) -> Any:
+        """A property's state predicate ``pred(s, x, b, m)`` at step ``k``."""
+        return to_bool(pred(self.state(k), SymbolicOps(), self.bounds, self.monitor_values(k)))
+
+    def step_pred(self, pred: Callable[..., Any], k: int) -> Any:
+        """A transition predicate ``pred(s, t, r, x, b, m)`` on the step from ``k``: one case per
+        rule instance, so that the predicate sees its rule as a Python value."""
+        s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
+        act = self.act_var(k)
+        x = SymbolicOps()
+        return z3.And(
+            *(
+                z3.Implies(act == a.index, to_bool(pred(s, t, a.rule, x, self.bounds, m)))
+                for a in self.model.actions
+            )
+        )
+
+    # -- decoding -------------------------------------------------------------------------
+    def decode(self, zm: Any, k: int) -> tuple[State, Any]:
+        """The concrete state (and monitor values) of step ``k`` in the Z3 model ``zm``."""
+        values = []
+        for v, d in zip(self.vars(k), self.domains):
+            val = zm.eval(v, model_completion=True)
+            if d.is_bool:
+                values.append(z3.is_true(val))
+            elif isinstance(d, EnumDomain):
+                values.append(d.enum(val.as_long()))
+            else:
+                values.append(val.as_long())
+        state = self.schema.build(values[: len(self.leaves)])
+        mons = None
+        if self.monitor_cls is not None:
+            mons = self.monitor_cls(*values[len(self.leaves) :])
+        return state, mons
+
+    def decode_action(self, zm: Any, k: int) -> Action:
+        return self.model.actions[zm.eval(self.act_var(k), model_completion=True).as_long()]
+
+    def decode_trace(self, zm: Any, length: int, loop_start: int | None = None) -> Trace:
+        """The trace of ``length`` steps in the Z3 model ``zm``, as the explicit engine gives it."""
+        states = [self.decode(zm, k)[0] for k in range(length + 1)]
+        steps = tuple(
+            trace_step(self.model, self.decode_action(zm, k), states[k], states[k + 1])
+            for k in range(length)
+        )
+        return Trace(
+            initial=self.schema.describe_value(states[0]),
+            steps=steps,
+            loop_start=loop_start,
+            final=self.schema.describe_value(states[-1]),
+        )
+
+    # -- rendering ------------------------------------------------------------------------
+    def render(self, formula: Any, k: int = 0) -> str:
+        """A formula over step ``k`` with the model's field names instead of variable names."""
+        pairs = [
+            (v, z3.Bool(p) if d.is_bool else z3.Int(p))
+            for v, p, d in zip(self.vars(k), self.paths, self.domains)
+        ]
+        return str(z3.substitute(formula, *pairs)) if pairs else str(formula)
+
+
+def apply_action(action: Action, state: State, b: Any) -> Applied:
+    """Run one rule instance on a symbolic state."""
+    x = SymbolicOps()
+    try:
+        successor = action.apply(state, x, b)
+    except Exception:
+        # A rule whose guard is false whatever the state may fail past it (a concrete index
+        # out of range, say): the concrete engine never gets there, and nor do we.
+        if x.dead:
+            return Applied(action, z3.BoolVal(False), {}, None)
+        raise
+    enabled = z3.And(*(g.cond for g in x.guards)) if x.guards else z3.BoolVal(True)
+    cuts: dict[str, Any] = {}
+    for i, g in enumerate(x.guards):
+        if g.bound is None:
+            continue
+        before = [h.cond for h in x.guards[:i]]
+        cut = z3.And(*before, z3.Not(g.cond))
+        cuts[g.bound] = z3.Or(cuts[g.bound], cut) if g.bound in cuts else cut
+    if x.dead:
+        return Applied(action, z3.BoolVal(False), cuts, None)
+    return Applied(action, enabled, cuts, successor)
+
+
+def trace_step(model: Model, action: Action, s: State, t: State) -> TraceStep:
+    """One step of a trace: the rule's citation, who decided (evaluated concretely on ``s``) and
+    only the fields that changed."""
+    decider = action.decider(s, ConcreteOps(), model.bounds)
+    ds, dt = model.schema.describe_value(s), model.schema.describe_value(t)
+    return TraceStep(
+        rule=action.rule.citation,
+        name=action.label,
+        summary=action.rule.summary,
+        kind=action.rule.kind.value,
+        decider=None if decider is None else int(decider),
+        changed={k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]},
+    )
+
+
+# -- entry point ----------------------------------------------------------------------------------
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MAX_DEPTH = 40
+
+
+def check_properties(
+    model: Model,
+    properties: Sequence[Property],
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> list[PropertyResult]:
+    """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
+
+    ``timeout_s`` is each property's time budget; ``max_depth`` bounds the bounded model checking
+    (and the lasso search) that looks for counterexamples and witnesses.
+    """
+    from turnproof.checks.proofs import check_property
+
+    results = []
+    for p in properties:
+        t0 = time.perf_counter()
+        r = check_property(model, p, timeout_s=timeout_s, max_depth=max_depth)
+        r.seconds = time.perf_counter() - t0
+        results.append(r)
+    return results
+
+
+def result(model: Model, prop: Property, verdict: Verdict, **kw: Any) -> PropertyResult:
+    """A symbolic-engine result for ``prop`` (the caller sets the time)."""
+    return PropertyResult(
+        name=prop.name,
+        kind=prop.kind,
+        description=prop.description,
+        verdict=verdict,
+        engine="symbolic",
+        expect=prop.expect.value,
+        states=0,
+        transitions=0,
+        seconds=0.0,
+        bounds=dict(model.bounds),
+        citations=prop.citations,
+        **kw,
+    )
