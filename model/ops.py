@@ -21,13 +21,20 @@ of an empty one is the empty slot, and so on. A rule that means "push" guards it
 lazy form of ``x.If(cond, update(value), value)``: the concrete engine skips the update when
 ``cond`` is false, the symbolic one builds both sides.
 
+``x.cases(key, {value: branch, ...}, default)`` selects one of several lazily built values by
+``key`` (a zero-argument function per value).
+
+Guards inside a lazy branch (the update of ``x.when``, a branch of ``x.cases``) apply only when
+that branch is taken: the concrete engine never runs the other branches, and the symbolic engine
+conjoins each such guard with its branch condition (a path condition).
+
 Several ``x.require`` calls in a row mean their conjunction; the concrete engine stops at the
 first false one, so rules put their most selective guard first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from turnproof.model.schema import Seq, Term
@@ -52,6 +59,9 @@ class Ops(Protocol):
     def within(self, cond: Term, bound: str) -> None: ...
     def If(self, cond: Term, then: Any, else_: Any) -> Any: ...
     def when(self, cond: Term, update: Callable[[Any], Any], value: Any) -> Any: ...
+    def cases(
+        self, key: Term, table: Mapping[int, Callable[[], Any]], default: Callable[[], Any]
+    ) -> Any: ...
     def And(self, *conds: Term) -> Term: ...
     def Or(self, *conds: Term) -> Term: ...
     def Not(self, cond: Term) -> Term: ...
@@ -103,6 +113,11 @@ class ConcreteOps:
 
     def when(self, cond: Term, update: Callable[[Any], Any], value: Any) -> Any:
         return update(value) if cond else value
+
+    def cases(
+        self, key: Term, table: Mapping[int, Callable[[], Any]], default: Callable[[], Any]
+    ) -> Any:
+        return table.get(key, default)()
 
     def And(self, *conds: Term) -> Term:
         return all(conds)
