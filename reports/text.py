@@ -105,7 +105,12 @@ class TextTable:
         styles = styles or {}
         table = RichTable(show_edge=False, header_style="bold")
         for i, h in enumerate(self.headers):
-            table.add_column(h, justify="right" if i in self.right else "left")
+            # Every cell but the last column's stays whole: names are never cut.
+            table.add_column(
+                h,
+                justify="right" if i in self.right else "left",
+                no_wrap=i < len(self.headers) - 1,
+            )
         for r, row in enumerate(self.rows):
             table.add_row(*(Text(c, style=styles.get((r, i), "")) for i, c in enumerate(row)))
         return table
@@ -218,7 +223,7 @@ def verdict_line(r: PropertyResult) -> str:
 def render_result(r: PropertyResult, replay: str = "") -> str:
     """The detail block of one result: what it claims, what the verdict means, and its trace."""
     title = f"{r.name} [{r.engine}]: {r.verdict.value}"
-    if not r.meets_expectation:
+    if not r.meets_expectation and r.verdict is not Verdict.UNKNOWN:
         title += f", {met_text(r)}"
     lines = [f"{RULE_LINE} {title} {RULE_LINE}", f"  claim: {r.description}"]
     if r.citations:
@@ -265,19 +270,29 @@ def render_summary(report: CheckReport) -> str:
     lines = [", ".join(parts) + f" (exit code {report.exit_code})"]
     mutant = report.ruleset.get("mutant")
     if mutant:
-        breaks = set(mutant["breaks"])
-        caught = sorted(
-            {r.name for r in results if r.name in breaks and r.verdict is Verdict.VIOLATED}
-        )
-        checked = {r.name for r in results}
-        if caught:
-            lines.append(f"the mutant {mutant['name']} is caught by: {', '.join(caught)}")
-        elif breaks & checked:
-            lines.append(
-                f"the mutant {mutant['name']} is NOT caught: "
-                f"{', '.join(sorted(breaks & checked))} did not report a violation"
-            )
+        lines.append(mutant_verdict(report, mutant["name"], mutant["breaks"]))
     return "\n".join(lines)
+
+
+def mutant_verdict(report: CheckReport, name: str, breaks: Sequence[str]) -> str:
+    """Whether the properties that should catch the mutant did: a property catches it by
+    missing its expectation (a violation, or a witness that disappeared)."""
+    checked = {r.name for r in report.results}
+    caught = sorted(
+        {
+            r.name
+            for r in report.results
+            if r.name in breaks and not r.meets_expectation and r.verdict is not Verdict.UNKNOWN
+        }
+    )
+    if caught:
+        return f"the mutant {name} is caught by: {', '.join(caught)}"
+    expected = sorted(set(breaks) & checked)
+    if not expected:
+        return f"the mutant {name} should be caught by {', '.join(breaks) or '(nothing named)'}, which was not checked"
+    return (
+        f"the mutant {name} is NOT caught: {', '.join(expected)} met its expectation or is unknown"
+    )
 
 
 def render_details(report: CheckReport) -> str:

@@ -299,13 +299,13 @@ def check_command(
         click.echo(as_json, nl=False)
     elif sys.stdout.isatty():
         console = Console(highlight=False)
-        console.print(text.render_header(report, note), markup=False)
+        console.print(text.render_header(report, note), markup=False, soft_wrap=True)
         console.print()
         console.print(text.check_table_rich(report))
         console.print()
-        console.print(text.render_details(report), markup=False)
+        console.print(text.render_details(report), markup=False, soft_wrap=True)
         console.print()
-        console.print(text.render_summary(report), markup=False)
+        console.print(text.render_summary(report), markup=False, soft_wrap=True)
     else:
         click.echo(plain, nl=False)
     for path in written:
