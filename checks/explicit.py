@@ -1,5 +1,8 @@
 """The explicit engine: breadth-first exploration of concrete states, and the checks run on it.
 
+Terminal states (the rule set's ``terminal`` predicate: the game, as bounded, is over) are
+absorbing: they are never expanded.
+
 Exploration interns every state as an integer id (in BFS order, so ids grow with depth) and
 keeps the edges in three compact arrays: source id, target id, rule-instance index. Each state
 also remembers the edge that first reached it, which gives shortest traces for free. A networkx
@@ -27,7 +30,7 @@ import networkx as nx
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, TraceStep, Verdict
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Property
-from turnproof.model.rules import Model
+from turnproof.model.rules import Action, Model
 from turnproof.model.schema import State
 
 Progress = Callable[[int, int, int], None]
@@ -128,6 +131,7 @@ def explore(
     b = model.bounds
     start = time.perf_counter()
     acts = [(a.index, a.rule, a.rule.fn, dict(a.params)) for a in model.actions]
+    terminal = model.ruleset.terminal
     mons = tuple(monitors)
     mcls = None
     if mons:
@@ -165,6 +169,9 @@ def explore(
                 break
         node = nodes[i]
         s = node[0] if mons else node
+        if terminal(s, x, b):
+            i += 1  # the game is over here: terminal states are absorbing
+            continue
         for ai, r, fn, kw in acts:
             try:
                 t = fn(s, x, b, **kw)
@@ -221,10 +228,8 @@ def _changed(model: Model, s: State, t: State) -> dict[str, list[Any]]:
     return {k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]}
 
 
-def trace_step(ex: Exploration, e: int) -> TraceStep:
-    model = ex.model
-    action = model.actions[ex.act[e]]
-    s, t = ex.state(ex.src[e]), ex.state(ex.dst[e])
+def step_record(model: Model, action: Action, s: State, t: State) -> TraceStep:
+    """The trace step for ``action`` taking ``s`` to ``t``: citation, decider, changed fields."""
     decider = action.decider(s, ConcreteOps(), model.bounds)
     return TraceStep(
         rule=action.rule.citation,
@@ -234,6 +239,11 @@ def trace_step(ex: Exploration, e: int) -> TraceStep:
         decider=None if decider is None else int(decider),
         changed=_changed(model, s, t),
     )
+
+
+def trace_step(ex: Exploration, e: int) -> TraceStep:
+    action = ex.model.actions[ex.act[e]]
+    return step_record(ex.model, action, ex.state(ex.src[e]), ex.state(ex.dst[e]))
 
 
 def build_trace(ex: Exploration, edges: Sequence[int], loop_start: int | None = None) -> Trace:

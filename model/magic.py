@@ -702,6 +702,16 @@ def pass_resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
     )
 
 
+def _next_step(s: MtgState, x: Any) -> Term:
+    """The step after this one. After a cleanup step with priority, another cleanup step
+    follows (514.3a); without attackers, declare blockers and combat damage are skipped (508.8)."""
+    return x.If(
+        s.step == Step.CLEANUP,
+        Step.CLEANUP,
+        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
+    )
+
+
 @rule(
     "MTG 500.2",
     "all players passed in succession with an empty stack: the step ends (mana empties, 500.4)",
@@ -712,15 +722,7 @@ def pass_end_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
     _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
-    t = end_step_effects(s, x, b)
-    # After a cleanup step with priority, another cleanup step follows (514.3a). Without
-    # attackers, the declare blockers and combat damage steps are skipped (508.8).
-    nxt = x.If(
-        s.step == Step.CLEANUP,
-        Step.CLEANUP,
-        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
-    )
-    return begin_step(t, x, b, nxt)
+    return begin_step(end_step_effects(s, x, b), x, b, _next_step(s, x))
 
 
 def _may_cast(s: MtgState, x: Any, b: Bounds, what: Obj) -> None:
@@ -1047,6 +1049,20 @@ ENDING = Monitor(
 )
 
 
+REPEATED = Monitor(
+    "repeated",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    # True exactly in a state entered by a cleanup step with priority ending into a new one.
+    update=lambda s, t, r, m, x, b: x.And(
+        s.step == Step.CLEANUP,
+        s.stage == Stage.PRIORITY,
+        t.step == Step.CLEANUP,
+        t.stage == Stage.BEGIN,
+    ),
+)
+
+
 def _apnap_rank(p: Term, a: Term, b: Bounds) -> Term:
     return (p - a + b.players) % b.players
 
@@ -1218,7 +1234,8 @@ PROPERTIES = (
     reachable(
         "second-cleanup-step",
         "can a cleanup step with priority be followed by another cleanup step? (514.3a)",
-        lambda s, x, b, m: x.And(s.step == Step.CLEANUP, s.stage == Stage.BEGIN, s.discarded[0]),
+        lambda s, x, b, m: m.repeated,
+        monitors=(REPEATED,),
         citations=("MTG 514.3a",),
     ),
     reachable(
@@ -1400,9 +1417,10 @@ def _m_no_second_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     t = end_step_effects(s, x, b)
     n = b.players
     over = t.replace(turn=s.turn + 1, used=(0,) * n, discarded=(False,) * n)
-    nxt = x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1)
     return x.If(
-        s.step == Step.CLEANUP, begin_step(over, x, b, Step.UNTAP), begin_step(t, x, b, nxt)
+        s.step == Step.CLEANUP,
+        begin_step(over, x, b, Step.UNTAP),
+        begin_step(t, x, b, _next_step(s, x)),
     )
 
 
@@ -1417,12 +1435,7 @@ def _m_first_pass_ends_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
     _has_priority(s, x)
     x.require(x.seq_is_empty(s.stack))
     t = end_step_effects(s, x, b)
-    nxt = x.If(
-        s.step == Step.CLEANUP,
-        Step.CLEANUP,
-        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
-    )
-    return begin_step(t, x, b, nxt)
+    return begin_step(t, x, b, _next_step(s, x))
 
 
 @rule(
@@ -1438,12 +1451,7 @@ def _m_mana_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(x.seq_is_empty(s.stack))
     leaving = s.step == Step.END_COMBAT
     t = s.replace(brace=x.If(leaving, 0, s.brace), attacking=x.If(leaving, False, s.attacking))
-    nxt = x.If(
-        s.step == Step.CLEANUP,
-        Step.CLEANUP,
-        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
-    )
-    return begin_step(t, x, b, nxt)
+    return begin_step(t, x, b, _next_step(s, x))
 
 
 @rule(
@@ -1460,12 +1468,7 @@ def _m_brace_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
     t = s.replace(
         mana=(0,) * b.players, attacking=x.If(s.step == Step.END_COMBAT, False, s.attacking)
     )
-    nxt = x.If(
-        s.step == Step.CLEANUP,
-        Step.CLEANUP,
-        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
-    )
-    return begin_step(t, x, b, nxt)
+    return begin_step(t, x, b, _next_step(s, x))
 
 
 @rule(
@@ -1599,6 +1602,18 @@ MUTANTS = (
         "a discard trigger without 'for the first time each turn'",
         (Replace("cleanup_discard", _v_rielle_every_time),),
         ("cleanup-terminates",),
+    ),
+    Mutant(
+        "no-cleanup-repeat",
+        "after a cleanup step with priority the turn just ends",
+        (Replace("pass_end_step", _m_no_second_cleanup),),
+        ("second-cleanup-step",),
+    ),
+    Mutant(
+        "no-sundial",
+        "the rule that lets the active player activate Sundial is missing",
+        (Remove("activate_sundial"),),
+        ("turn-ended-with-eot-effect",),
     ),
 )
 

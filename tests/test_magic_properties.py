@@ -1,0 +1,85 @@
+"""The built-in Magic properties: each holds on the rules, and each has a mutant that breaks it."""
+
+from __future__ import annotations
+
+import pytest
+from turnproof.checks.explicit import check_properties
+from turnproof.checks.results import Verdict
+from turnproof.model.magic import MAGIC
+from turnproof.model.rules import Model
+
+SMALL = {"turns": 1}
+
+
+def test_every_property_has_a_mutant_that_breaks_it():
+    broken = {name for m in MAGIC.mutants for name in m.breaks}
+    assert {p.name for p in MAGIC.properties} <= broken
+
+
+def test_property_names_are_kebab_case_and_unique():
+    names = [p.name for p in MAGIC.properties]
+    assert len(names) == len(set(names))
+    assert all(n == n.lower() and " " not in n and "_" not in n for n in names)
+
+
+def test_all_properties_meet_expectations_on_one_turn():
+    results = check_properties(Model(MAGIC, SMALL), MAGIC.properties)
+    bad = [(r.name, r.verdict.value, r.reason) for r in results if not r.meets_expectation]
+    assert bad == []
+    for r in results:
+        assert r.verdict is not Verdict.PROVED  # the explicit engine never says PROVED
+        assert r.states > 10_000
+        assert not r.vacuous
+
+
+@pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
+def test_mutant_is_caught(mutant):
+    m = MAGIC.mutant(mutant)
+    rs = MAGIC.amend(*m.amendments, label=m.name)
+    assert rs.version.endswith("+" + m.name)
+    assert rs.content_hash() != MAGIC.content_hash()
+    results = check_properties(Model(rs, {**SMALL, **m.bounds}), [rs.property(n) for n in m.breaks])
+    for r in results:
+        assert not r.meets_expectation, f"{mutant} should break {r.name}"
+        if r.verdict is Verdict.VIOLATED:
+            assert r.trace is not None and len(r.trace.steps) > 0
+            assert all(step.rule.startswith("MTG ") for step in r.trace.steps)
+
+
+def test_termination_counterexample_is_a_lasso_with_who_can_break_it():
+    rs = MAGIC.amend(*MAGIC.mutant("rielle-every-time").amendments)
+    (r,) = check_properties(Model(rs, SMALL), [rs.property("cleanup-terminates")])
+    assert r.verdict is Verdict.VIOLATED
+    trace = r.trace
+    assert trace.loop_start is not None and trace.loop_start < len(trace.steps)
+    loop = [s.rule for s in trace.steps[trace.loop_start :]]
+    assert "MTG 514.1" in loop and "MTG 603.3b" in loop  # discard, trigger, draw, discard ...
+    # the loop passes through priority windows, so a player could act differently: the exits
+    # name who decides; with no actions left, nobody can leave the cleanup loop
+    for e in trace.exits:
+        assert e.decider in (0, 1, None)
+
+
+def test_trace_steps_cite_rules_and_show_only_changed_fields():
+    rs = MAGIC.amend(*MAGIC.mutant("first-pass-ends-step").amendments)
+    (r,) = check_properties(Model(rs, SMALL), [rs.property("step-ends-after-all-pass")])
+    last = r.trace.steps[-1]
+    assert last.rule == "MTG 500.2"
+    assert last.decider == 0
+    assert "step" in last.changed and "turn" not in last.changed
+
+
+@pytest.mark.slow
+def test_default_bounds_all_properties_meet_expectations():
+    results = check_properties(Model(MAGIC), MAGIC.properties)
+    assert [r.name for r in results if not r.meets_expectation] == []
+    assert results[0].states == 105_732  # pinned: a change in the model must be deliberate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
+def test_mutant_is_caught_at_default_bounds(mutant):
+    m = MAGIC.mutant(mutant)
+    rs = MAGIC.amend(*m.amendments, label=m.name)
+    results = check_properties(Model(rs, m.bounds), [rs.property(n) for n in m.breaks])
+    assert all(not r.meets_expectation for r in results)
