@@ -24,6 +24,7 @@ from array import array
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import networkx as nx
@@ -130,7 +131,12 @@ def explore(
     x = ConcreteOps()
     b = model.bounds
     start = time.perf_counter()
-    acts = [(a.index, a.rule, a.rule.fn, dict(a.params)) for a in model.actions]
+    # Parameters are bound once (functools.partial is called at C speed), so the inner loop
+    # calls every rule instance positionally.
+    acts = [
+        (a.index, a.rule, partial(a.rule.fn, **dict(a.params)) if a.params else a.rule.fn)
+        for a in model.actions
+    ]
     terminal = model.ruleset.terminal
     mons = tuple(monitors)
     mcls = None
@@ -157,6 +163,9 @@ def explore(
     n_initial = len(nodes)
 
     max_states = limits.max_states
+    state_cap = max_states if max_states is not None else float("inf")
+    lookup, add_node, add_parent = index.get, nodes.append, parent.append
+    add_src, add_dst, add_act = src.append, dst.append, act.append
     deadline = None if limits.max_seconds is None else start + limits.max_seconds
     complete, reason = True, ""
     i = 0
@@ -172,9 +181,9 @@ def explore(
         if terminal(s, x, b):
             i += 1  # the game is over here: terminal states are absorbing
             continue
-        for ai, r, fn, kw in acts:
+        for ai, r, fn in acts:
             try:
-                t = fn(s, x, b, **kw)
+                t = fn(s, x, b)
             except Disabled:
                 continue
             except BoundReached as exc:
@@ -184,19 +193,19 @@ def explore(
             if mons:
                 m = node[1]
                 t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
-            j = index.get(t)
+            j = lookup(t)
             if j is None:
-                if max_states is not None and len(nodes) >= max_states:
+                if len(nodes) >= state_cap:
                     complete = False
                     reason = f"state limit of {max_states} states reached"
                     break
                 j = len(nodes)
                 index[t] = j
-                nodes.append(t)
-                parent.append(len(src))
-            src.append(i)
-            dst.append(j)
-            act.append(ai)
+                add_node(t)
+                add_parent(len(src))
+            add_src(i)
+            add_dst(j)
+            add_act(ai)
         if not complete:
             break  # node i was not fully expanded
         i += 1
