@@ -21,8 +21,7 @@ from typing import Any
 
 import z3
 from turnproof.checks.explicit import Exploration, Limits, explore
-from turnproof.checks.symbolic import Encoding
-from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
+from turnproof.checks.symbolic import Encoding, concrete_moves
 from turnproof.model.rules import Model
 from turnproof.model.schema import State
 
@@ -84,15 +83,7 @@ def symbolic_successors(enc: Encoding, solver: z3.Solver, state: State) -> set[S
 
 def explicit_cuts(model: Model, state: State) -> set[str]:
     """The bounds that cut some rule instance in ``state``, computed concretely."""
-    x, b, out = ConcreteOps(), model.bounds, set()
-    for a in model.actions:
-        try:
-            a.apply(state, x, b)
-        except Disabled:
-            continue
-        except BoundReached as exc:
-            out.add(exc.bound)
-    return out
+    return {bound for _, _, bound in concrete_moves(model, state) if bound is not None}
 
 
 def symbolic_cuts(enc: Encoding, solver: z3.Solver, state: State) -> set[str]:

@@ -46,7 +46,7 @@ from typing import Any
 
 import z3
 from turnproof.checks.results import PropertyResult, Trace, TraceStep, Verdict
-from turnproof.model.ops import ConcreteOps
+from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Monitor, Property, _monitor_class
 from turnproof.model.rules import Action, Model
 from turnproof.model.schema import EnumDomain, Leaf, Seq, State, Term
@@ -74,12 +74,8 @@ def as_int(v: Any) -> Any:
 
 
 def lift_like(v: Any, like: Any) -> Any:
-    """``v`` as a Z3 term of the sort of ``like`` (a term or a plain value)."""
-    if is_term(like):
-        return as_bool(v) if z3.is_bool(like) else as_int(v)
-    if isinstance(like, bool):
-        return as_bool(v)
-    return as_int(v)
+    """``v`` as a Z3 term of the sort of the term ``like``."""
+    return as_bool(v) if z3.is_bool(like) else as_int(v)
 
 
 def lift_pair(a: Any, b: Any) -> tuple[Any, Any]:
@@ -433,12 +429,16 @@ class Encoding:
         """Every variable of step ``k``: the state's leaves, then the monitors."""
         vs = self._vars.get(k)
         if vs is None:
-            vs = [
-                z3.Bool(f"{p}@{k}") if d.is_bool else z3.Int(f"{p}@{k}")
-                for p, d in zip(self.paths, self.domains)
-            ]
+            vs = [self._const(f"{p}@{k}", d) for p, d in zip(self.paths, self.domains)]
             self._vars[k] = vs
         return vs
+
+    def _const(self, name: str, d: Leaf) -> Any:
+        return z3.Bool(name) if d.is_bool else z3.Int(name)
+
+    def ops(self) -> SymbolicOps:
+        """A fresh operations object."""
+        return SymbolicOps()
 
     def leaf_vars(self, k: int) -> list[Any]:
         return self.vars(k)[: len(self.leaves)]
@@ -461,11 +461,11 @@ class Encoding:
     # -- formulas -------------------------------------------------------------------------
     def well_formed(self, k: int) -> Any:
         """Every leaf of step ``k`` lies in its domain (and sequences keep empty slots empty)."""
-        x = SymbolicOps()
+        x = self.ops()
         parts = [to_bool(self.schema.well_formed(self.state(k), x))]
         for v, d in zip(self.vars(k)[len(self.leaves) :], self.domains[len(self.leaves) :]):
             if not d.is_bool:
-                parts.append(z3.And(v >= d.lo, v <= d.hi))
+                parts.append(to_bool(d.well_formed(v, x)))
         return z3.And(*parts)
 
     def equal(self, j: int, k: int) -> Any:
@@ -506,7 +506,7 @@ class Encoding:
         parts = [ap.enabled]
         parts.extend(v == lift_like(c, v) for v, c in zip(nxt, values))
         if self.monitors:
-            x = SymbolicOps()
+            x = self.ops()
             s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
             for mon, v in zip(self.monitors, nxt[len(self.leaves) :]):
                 parts.append(v == lift_like(mon.update(s, t, ap.action.rule, m, x, self.bounds), v))
@@ -534,14 +534,14 @@ class Encoding:
 
     def state_pred(self, pred: Callable[..., Any], k: int) -> Any:
         """A property's state predicate ``pred(s, x, b, m)`` at step ``k``."""
-        return to_bool(pred(self.state(k), SymbolicOps(), self.bounds, self.monitor_values(k)))
+        return to_bool(pred(self.state(k), self.ops(), self.bounds, self.monitor_values(k)))
 
     def step_pred(self, pred: Callable[..., Any], k: int) -> Any:
         """A transition predicate ``pred(s, t, r, x, b, m)`` on the step from ``k``: one case per
         rule instance, so that the predicate sees its rule as a Python value."""
         s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
         act = self.act_var(k)
-        x = SymbolicOps()
+        x = self.ops()
         return z3.And(
             *(
                 z3.Implies(act == a.index, to_bool(pred(s, t, a.rule, x, self.bounds, m)))
@@ -557,10 +557,9 @@ class Encoding:
             val = zm.eval(v, model_completion=True)
             if d.is_bool:
                 values.append(z3.is_true(val))
-            elif isinstance(d, EnumDomain):
-                values.append(d.enum(val.as_long()))
             else:
-                values.append(val.as_long())
+                n = val.as_long()
+                values.append(d.enum(n) if isinstance(d, EnumDomain) else n)
         state = self.schema.build(values[: len(self.leaves)])
         mons = None
         if self.monitor_cls is not None:
@@ -587,10 +586,7 @@ class Encoding:
     # -- rendering ------------------------------------------------------------------------
     def render(self, formula: Any, k: int = 0) -> str:
         """A formula over step ``k`` with the model's field names instead of variable names."""
-        pairs = [
-            (v, z3.Bool(p) if d.is_bool else z3.Int(p))
-            for v, p, d in zip(self.vars(k), self.paths, self.domains)
-        ]
+        pairs = [(v, z3.Const(p, v.sort())) for v, p in zip(self.vars(k), self.paths)]
         return str(z3.substitute(formula, *pairs)) if pairs else str(formula)
 
 
@@ -616,6 +612,22 @@ def apply_action(action: Action, state: State, b: Any) -> Applied:
     if x.dead:
         return Applied(action, z3.BoolVal(False), cuts, None)
     return Applied(action, enabled, cuts, successor)
+
+
+def concrete_moves(model: Model, s: State) -> list[tuple[Action, State | None, str | None]]:
+    """Every rule instance that is not disabled in the concrete state ``s``, run with
+    ConcreteOps: ``(action, successor, None)`` when enabled, ``(action, None, bound)`` when a
+    declared bound cuts it."""
+    x, b = ConcreteOps(), model.bounds
+    out: list[tuple[Action, State | None, str | None]] = []
+    for a in model.actions:
+        try:
+            out.append((a, a.apply(s, x, b), None))
+        except Disabled:
+            continue
+        except BoundReached as exc:
+            out.append((a, None, exc.bound))
+    return out
 
 
 def trace_step(model: Model, action: Action, s: State, t: State) -> TraceStep:

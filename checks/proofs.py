@@ -1,0 +1,582 @@
+"""Unbounded proofs: CHC with Z3's Spacer, k-induction, and ranking functions for termination.
+
+Every proof keeps its certificate, rendered with the model's field names (``stk.len``, not
+``stk.len@0``):
+
+* **CHC (Spacer).** Reachability is posed as constrained Horn clauses over one unknown predicate
+  ``Inv`` (initial states are in ``Inv``; ``Inv`` is closed under the transition formula; no
+  ``Inv`` state is bad). When Spacer solves them, its interpretation of ``Inv`` is an inductive
+  invariant; it is checked again with a plain solver (initiation, consecution, safety) before
+  the verdict says ``PROVED``.
+* **k-induction** with simple-path constraints (all states of the path pairwise distinct), run
+  together with bounded model checking: the base case is the bounded search, the step case asks
+  whether ``k`` good steps on a simple path can be followed by a bad one. The certificate is the
+  property itself and the ``k`` for which it is ``k``-inductive.
+* **Ranking functions** (``terminates``): an integer linear function of the leaves that every
+  transition inside the region strictly decreases; failing that, a lexicographic tuple of such
+  functions (each non-increasing on the rule instances left, strictly decreasing on some).
+  Coefficients are synthesised by counterexample-guided search and each component is checked
+  symbolically for *every* well-formed state of the region, not only the explored ones; the
+  domains are finite, so a decreasing function cannot decrease forever. When no ranking
+  function is found, a reachable lasso (a loop inside the region) is searched for instead.
+
+Honesty: ``PROVED`` only for these unbounded proofs; Z3's ``unknown`` (with its
+``reason_unknown()``) and spent time budgets become ``UNKNOWN``; a clean bounded search is
+reported as such, with the depth it reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+from turnproof.checks.bmc import (
+    BmcOutcome,
+    Deadline,
+    Target,
+    Unrolling,
+    find_path,
+    finite_solver,
+    lasso_start,
+    lasso_target,
+    state_target,
+    step_violation_target,
+    violation_target,
+)
+from turnproof.checks.results import LoopExit, PropertyResult, Trace, Verdict
+from turnproof.checks.symbolic import Encoding, concrete_moves, result
+from turnproof.model.ops import ConcreteOps
+from turnproof.model.properties import Property
+from turnproof.model.rules import Model
+from turnproof.model.schema import State
+
+# -- reachability questions -----------------------------------------------------------------------
+
+
+@dataclass
+class Query:
+    """'Can a reachable state (or step) be bad?': ``target(k)`` is the bad condition at depth
+    ``k``; ``steps`` is 0 for a state condition, 1 for a condition on the step into ``k``."""
+
+    enc: Encoding
+    target: Target
+    steps: int
+
+    def at_origin(self) -> Any:
+        """The bad condition over steps ``0..steps`` (for the Horn clauses and the checks)."""
+        return self.target(self.steps)
+
+
+@dataclass
+class Answer:
+    """``safe`` (with a certificate), ``unsafe`` (with the shortest trace, when the bounded
+    search could reach it), or ``unknown`` (with the reason)."""
+
+    status: str  # "safe" | "unsafe" | "unknown"
+    certificate: dict[str, Any] | None = None
+    trace: Trace | None = None
+    reason: str = ""
+    depth: int = 0  # the deepest bounded search that came back clean
+    last: State | None = None  # the bad state at the end of the trace
+
+
+def unsafe(found: BmcOutcome) -> Answer:
+    """The answer for a bounded search that reached the bad condition."""
+    return Answer("unsafe", trace=found.trace, depth=found.depth, last=found.states[-1][0])
+
+
+def spacer(q: Query, deadline: Deadline) -> Answer:
+    """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant."""
+    enc = q.enc
+    v0, v1 = enc.vars(0), enc.vars(1)
+    inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
+    act = enc.act_var(0)
+    solver = z3.SolverFor("HORN")
+    solver.set("engine", "spacer")
+    deadline.arm(solver)
+    solver.add(z3.ForAll(v0, z3.Implies(enc.init(0), inv(*v0))))
+    solver.add(
+        z3.ForAll(v0 + v1 + [act], z3.Implies(z3.And(inv(*v0), enc.transition(0)), inv(*v1)))
+    )
+    body = [inv(*v0), q.at_origin()]
+    bound = list(v0)
+    if q.steps:
+        body.append(enc.transition(0))
+        bound += v1 + [act]
+    solver.add(z3.ForAll(bound, z3.Implies(z3.And(*body), z3.BoolVal(False))))
+    answer = solver.check()
+    if answer == z3.unsat:
+        return Answer("unsafe", reason="Spacer: a bad state is reachable")
+    if answer != z3.sat:
+        return Answer("unknown", reason=f"Spacer: {solver.reason_unknown()}")
+    invariant = interpretation(solver.model(), inv, v0)
+    problem = check_invariant(q, invariant, deadline)
+    if problem:
+        return Answer("unknown", reason=f"Spacer's invariant did not check: {problem}")
+    return Answer(
+        "safe",
+        certificate={
+            "method": "chc-spacer",
+            "invariant": enc.render(invariant),
+            "checked": ["initiation", "consecution", "safety"],
+            "solver": f"z3 {z3.get_version_string()}",
+        },
+    )
+
+
+def interpretation(zm: Any, func: Any, args: Sequence[Any]) -> Any:
+    """The formula a model gives a predicate, applied to ``args`` (``Var(i)`` is argument i)."""
+    interp = zm[func]
+    if interp is None:
+        return z3.BoolVal(True)  # the solver left it unconstrained: any value will do
+    if z3.is_expr(interp):
+        return z3.substitute_vars(interp, *args)
+    out = z3.substitute_vars(interp.else_value(), *args)
+    for i in range(interp.num_entries() - 1, -1, -1):
+        entry = interp.entry(i)
+        point = z3.And(*(a == entry.arg_value(j) for j, a in enumerate(args)))
+        out = z3.If(point, entry.value(), out)
+    return out
+
+
+def check_invariant(q: Query, invariant: Any, deadline: Deadline) -> str:
+    """Why ``invariant`` (over step 0) is not an inductive invariant excluding the bad
+    condition; empty when it is."""
+    enc = q.enc
+    following = z3.substitute(invariant, *zip(enc.vars(0), enc.vars(1)))
+    checks = [
+        ("initiation", z3.And(enc.init(0), z3.Not(invariant))),
+        ("consecution", z3.And(invariant, enc.transition(0), z3.Not(following))),
+        ("safety", z3.And(invariant, q.at_origin(), *([enc.transition(0)] if q.steps else []))),
+    ]
+    for name, formula in checks:
+        answer = solve(formula, deadline)
+        if answer != z3.unsat:
+            return f"{name} check answered {answer}"
+    return ""
+
+
+def solve(formula: Any, deadline: Deadline) -> Any:
+    """Z3's answer for one formula on a fresh solver."""
+    s = z3.Solver()
+    deadline.arm(s)
+    s.add(formula)
+    return s.check()
+
+
+def k_induction(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+    """Bounded search and k-induction in lockstep: depth ``k`` of the base case, then the step
+    case for ``k`` (``k`` good steps on a simple path, then a bad one)."""
+    enc = q.enc
+    base = Unrolling(enc)
+    step = finite_solver()
+    step.add(enc.well_formed(0))
+    for k in range(max_depth + 1):
+        found = find_path(enc, q.target, max_depth=k, deadline=deadline, unrolling=base, start=k)
+        if found.status == "found":
+            return unsafe(found)
+        if found.status == "unknown":
+            return Answer("unknown", reason=found.reason, depth=max(k - 1, 0))
+        # Step case: a simple path of k + 1 states, good up to k - 1, bad at k.
+        if k > 0:
+            step.add(enc.transition(k - 1))
+            step.add(z3.Not(q.target(k - 1)))
+            for j in range(k):
+                step.add(z3.Not(enc.equal(j, k)))
+        step.push()
+        try:
+            step.add(q.target(k))
+            deadline.arm(step)
+            answer = step.check()
+        finally:
+            step.pop()
+        if answer == z3.unsat:
+            return Answer(
+                "safe",
+                certificate={
+                    "method": "k-induction",
+                    "k": k,
+                    "simple_path": True,
+                    "invariant": render_query(q),
+                },
+                depth=k,
+            )
+        if answer == z3.unknown:
+            return Answer(
+                "unknown", reason=f"k-induction step {k}: {step.reason_unknown()}", depth=k
+            )
+    return Answer(
+        "unknown",
+        reason=f"no violation within {max_depth} steps; not k-inductive for k <= {max_depth}",
+        depth=max_depth,
+    )
+
+
+def render_query(q: Query) -> str:
+    """The property that was proved, as the negation of its bad condition (a step condition
+    shows the next state's fields primed)."""
+    good = z3.simplify(z3.Not(q.at_origin()))
+    if q.steps:
+        enc = q.enc
+        primed = [
+            (v, z3.Bool(p + "'") if d.is_bool else z3.Int(p + "'"))
+            for v, p, d in zip(enc.vars(1), enc.paths, enc.domains)
+        ]
+        good = z3.substitute(good, *primed, (enc.act_var(0), z3.Int("rule")))
+    return q.enc.render(good)
+
+
+def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+    """Spacer first (half the budget); when it is unsure, k-induction with bounded search. A bad
+    state that Spacer finds reachable is then reached by the shortest bounded search."""
+    first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
+    if first.status == "safe":
+        return first
+    if first.status == "unsafe":
+        # Spacer knows a bad state is reachable: the bounded search may go as deep as it takes.
+        found = find_path(q.enc, q.target, max_depth=10_000, deadline=deadline)
+        if found.status == "found":
+            return unsafe(found)
+        return Answer(
+            "unknown",
+            reason=f"Spacer found the bad state reachable, but {found.reason}",
+            depth=found.depth,
+        )
+    second = k_induction(q, max_depth=max_depth, deadline=deadline)
+    if second.status == "unknown":
+        second.reason = f"{first.reason}; {second.reason}"
+    return second
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+def holds_for(model: Model, answer: Answer) -> str:
+    bounds = ", ".join(f"{k}={v}" for k, v in model.bounds.items())
+    if answer.status == "safe":
+        return f"every reachable state with {bounds} (unbounded in depth)"
+    return f"paths of at most {answer.depth} steps with {bounds} (bounded)"
+
+
+def check_property(
+    model: Model,
+    prop: Property,
+    *,
+    timeout_s: float,
+    max_depth: int,
+    enc: Encoding | None = None,
+) -> PropertyResult:
+    """One property on the symbolic engine (the caller times it)."""
+    enc = enc or Encoding(model, prop.monitors)
+    deadline = Deadline(timeout_s)
+    if prop.kind in ("always", "step"):
+        assert prop.pred is not None
+        target = (violation_target if prop.kind == "always" else step_violation_target)(
+            enc, prop.pred
+        )
+        q = Query(enc, target, 0 if prop.kind == "always" else 1)
+        return _safety_result(
+            model, prop, decide(q, max_depth=max_depth, deadline=deadline), deadline, enc, max_depth
+        )
+    if prop.kind == "reachable":
+        assert prop.pred is not None
+        return _reach_result(model, prop, enc, deadline, max_depth)
+    if prop.kind == "terminates":
+        return check_terminates(model, prop, enc, deadline, max_depth)
+    from turnproof.checks.consistency import consistency_query
+
+    q = consistency_query(enc, prop.kind)
+    return _safety_result(
+        model, prop, decide(q, max_depth=max_depth, deadline=deadline), deadline, enc, max_depth
+    )
+
+
+def _safety_result(
+    model: Model, prop: Property, answer: Answer, deadline: Deadline, enc: Encoding, max_depth: int
+) -> PropertyResult:
+    if answer.status == "unsafe":
+        if answer.trace is None:
+            return result(model, prop, Verdict.UNKNOWN, reason=answer.reason)
+        return result(model, prop, Verdict.VIOLATED, trace=answer.trace, holds_for="")
+    if answer.status == "unknown":
+        return result(
+            model,
+            prop,
+            Verdict.UNKNOWN,
+            reason=answer.reason,
+            holds_for=holds_for(model, answer),
+        )
+    r = result(
+        model,
+        prop,
+        Verdict.PROVED,
+        certificate=answer.certificate,
+        holds_for=holds_for(model, answer),
+    )
+    if prop.antecedent is not None:
+        _mark_vacuity(r, enc, prop.antecedent, deadline, max_depth)
+    return r
+
+
+def _mark_vacuity(
+    r: PropertyResult,
+    enc: Encoding,
+    antecedent: Callable[..., Any],
+    deadline: Deadline,
+    max_depth: int,
+) -> None:
+    """The antecedent of an implication must be reachable, or the property holds vacuously."""
+    found = find_path(enc, state_target(enc, antecedent), max_depth=max_depth, deadline=deadline)
+    if found.status == "found":
+        return
+    unreachable = spacer(Query(enc, state_target(enc, antecedent), 0), deadline)
+    if unreachable.status == "safe":
+        r.vacuous = True
+        r.reason = "vacuous: no reachable state satisfies the property's antecedent (proved)"
+    else:
+        r.reason = (
+            f"antecedent not reached within {found.depth} steps and not proved unreachable "
+            f"({unreachable.reason or found.reason})"
+        )
+
+
+def _reach_result(
+    model: Model, prop: Property, enc: Encoding, deadline: Deadline, max_depth: int
+) -> PropertyResult:
+    assert prop.pred is not None
+    target = state_target(enc, prop.pred)
+    found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
+    if found.status == "found":
+        return result(model, prop, Verdict.WITNESSED, trace=found.trace)
+    answer = decide(Query(enc, target, 0), max_depth=max_depth, deadline=deadline)
+    if answer.status == "unsafe" and answer.trace is not None:
+        return result(model, prop, Verdict.WITNESSED, trace=answer.trace)
+    if answer.status == "safe":
+        return result(
+            model,
+            prop,
+            Verdict.PROVED,
+            certificate=answer.certificate,
+            reason="proved unreachable: no reachable state satisfies it",
+            holds_for=holds_for(model, answer),
+        )
+    return result(model, prop, Verdict.UNKNOWN, reason=answer.reason or found.reason)
+
+
+# -- termination ----------------------------------------------------------------------------------
+
+COEFFICIENT_RANGE = 4  # ranking coefficients are searched among -4..4
+MAX_ROUNDS = 300  # counterexamples per component before giving up
+
+
+@dataclass
+class Ranking:
+    """A lexicographic ranking function: ``components[i]`` with the rule instances it strictly
+    decreases (every earlier component does not increase on them)."""
+
+    components: list[tuple[list[int], list[int]]] = field(default_factory=list)  # coeffs, actions
+
+
+class Ranker:
+    """Synthesises a ranking function for the transitions inside a region."""
+
+    def __init__(self, enc: Encoding, region: Callable[..., Any], deadline: Deadline) -> None:
+        self.enc = enc
+        self.deadline = deadline
+        self.x0 = [_numeric(v) for v in enc.vars(0)]
+        self.x1 = [_numeric(v) for v in enc.vars(1)]
+        self.inside = z3.And(
+            enc.state_pred(region, 0),
+            enc.state_pred(region, 1),
+            enc.well_formed(0),
+            enc.well_formed(1),
+        )
+        self.unknown = ""
+
+    def moves(self, index: int) -> Any:
+        """Rule instance ``index`` takes a region state to a region state."""
+        return z3.And(self.inside, self.enc.step_formula(0, index))
+
+    def firing(self) -> list[int]:
+        """The rule instances that can fire inside the region."""
+        out = []
+        for a in self.enc.model.actions:
+            answer = solve(self.moves(a.index), self.deadline)
+            if answer == z3.unknown:
+                self.unknown = "Z3 unknown while listing the region's rules"
+                return []
+            if answer == z3.sat:
+                out.append(a.index)
+        return out
+
+    def delta(self, coeffs: Sequence[Any]) -> Any:
+        return z3.Sum(*(c * (a - b) for c, a, b in zip(coeffs, self.x0, self.x1)))
+
+    def component(self, actions: list[int], all_strict: bool) -> tuple[list[int], list[int]] | None:
+        """Coefficients that no action increases and some (or, with ``all_strict``, all)
+        strictly decrease, checked for every region state; ``None`` if there are none."""
+        n = len(self.x0)
+        cs = [z3.Int(f"c{i}") for i in range(n)]
+        strict = {a: z3.Bool(f"strict{a}") for a in actions}
+        synth = z3.Optimize()
+        for c in cs:
+            synth.add(c >= -COEFFICIENT_RANGE, c <= COEFFICIENT_RANGE)
+        synth.add(z3.And(*strict.values()) if all_strict else z3.Or(*strict.values()))
+        for a in actions:
+            synth.add_soft(strict[a])
+        for c in cs:  # prefer small coefficients: a readable certificate
+            synth.add_soft(c == 0, weight=1)
+        for _ in range(MAX_ROUNDS):
+            if self.deadline.expired():
+                self.unknown = "time budget spent while synthesising a ranking function"
+                return None
+            deadline_ms = max(1, int(self.deadline.left() * 1000))
+            synth.set("timeout", deadline_ms)
+            answer = synth.check()
+            if answer == z3.unsat:
+                return None
+            if answer != z3.sat:
+                self.unknown = f"ranking synthesis: {synth.reason_unknown()}"
+                return None
+            zm = synth.model()
+            coeffs = [zm.eval(c, model_completion=True).as_long() for c in cs]
+            chosen = [a for a in actions if z3.is_true(zm.eval(strict[a], model_completion=True))]
+            counterexample = self._refute(coeffs, actions, set(chosen))
+            if counterexample is None:
+                return coeffs, chosen
+            a, diffs = counterexample
+            gain = z3.Sum(*(c * d for c, d in zip(cs, diffs)))
+            synth.add(gain >= z3.If(strict[a], 1, 0))
+        self.unknown = f"no ranking function after {MAX_ROUNDS} counterexamples"
+        return None
+
+    def _refute(
+        self, coeffs: list[int], actions: list[int], strict: set[int]
+    ) -> tuple[int, list[int]] | None:
+        """A transition that breaks the candidate: rule instance and leaf differences."""
+        for a in actions:
+            need = 1 if a in strict else 0
+            s = z3.Solver()
+            self.deadline.arm(s)
+            s.add(self.moves(a), self.delta(coeffs) < need)
+            answer = s.check()
+            if answer == z3.sat:
+                zm = s.model()
+                diffs = [
+                    zm.eval(u - w, model_completion=True).as_long()
+                    for u, w in zip(self.x0, self.x1)
+                ]
+                return a, diffs
+            if answer != z3.unsat:
+                self.unknown = f"checking a ranking candidate: {s.reason_unknown()}"
+                return a, []  # never accepted: the candidate is not checked
+        return None
+
+    def synthesise(self) -> Ranking | None:
+        """A linear ranking function if there is one, else a lexicographic one."""
+        remaining = self.firing()
+        if self.unknown:
+            return None
+        if not remaining:
+            return Ranking()
+        linear = self.component(remaining, all_strict=True)
+        if linear is not None:
+            return Ranking([linear])
+        if self.unknown:
+            return None
+        ranking = Ranking()
+        while remaining:
+            comp = self.component(remaining, all_strict=False)
+            if comp is None:
+                return None
+            ranking.components.append(comp)
+            remaining = [a for a in remaining if a not in comp[1]]
+        return ranking
+
+    def render(self, coeffs: Sequence[int]) -> str:
+        terms = []
+        for c, p, d in zip(coeffs, self.enc.paths, self.enc.domains):
+            if c == 0:
+                continue
+            name = f"[{p}]" if d.is_bool else p
+            terms.append(f"{c}*{name}" if c not in (1, -1) else ("" if c == 1 else "-") + name)
+        text = " + ".join(terms).replace("+ -", "- ")
+        return text or "0"
+
+
+def _numeric(v: Any) -> Any:
+    return z3.If(v, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(v) else v
+
+
+def check_terminates(
+    model: Model, prop: Property, enc: Encoding, deadline: Deadline, max_depth: int
+) -> PropertyResult:
+    """A ranking function for the region's transitions (``PROVED``), else a reachable lasso
+    inside the region (``VIOLATED``), else ``UNKNOWN``."""
+    assert prop.pred is not None
+    ranker = Ranker(enc, prop.pred, Deadline(max(deadline.left() / 2, 0.001)))
+    ranking = ranker.synthesise()
+    bounds = ", ".join(f"{k}={v}" for k, v in model.bounds.items())
+    if ranking is not None:
+        actions = model.actions
+        certificate = {
+            "method": "ranking-function",
+            "lexicographic": len(ranking.components) > 1,
+            "components": [
+                {
+                    "function": ranker.render(coeffs),
+                    "decreases": [f"{actions[a].rule.citation} {actions[a].label}" for a in strict],
+                }
+                for coeffs, strict in ranking.components
+            ],
+            "checked": "every well-formed region state (not only reachable ones)",
+        }
+        return result(
+            model,
+            prop,
+            Verdict.PROVED,
+            certificate=certificate,
+            holds_for=f"every well-formed state with {bounds} (unbounded in depth)",
+        )
+    found = find_path(
+        enc,
+        lasso_target(enc, prop.pred),
+        max_depth=max_depth,
+        deadline=deadline,
+        loop_start=lasso_start(enc),
+    )
+    if found.status == "found" and found.trace is not None and found.loop_start is not None:
+        trace = found.trace
+        exits = loop_exits(enc, found, prop.pred)
+        trace = Trace(trace.initial, trace.steps, found.loop_start, tuple(exits), trace.final)
+        return result(model, prop, Verdict.VIOLATED, trace=trace)
+    why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
+    return result(
+        model,
+        prop,
+        Verdict.UNKNOWN,
+        reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
+        holds_for=f"lassos of at most {found.depth} steps with {bounds} (bounded)",
+    )
+
+
+def loop_exits(enc: Encoding, found: BmcOutcome, region: Callable[..., Any]) -> list[LoopExit]:
+    """The choices along the loop that leave the region (computed concretely on the decoded
+    states): who could break the loop, and how. Empty when every step of the loop is forced."""
+    assert found.loop_start is not None
+    x, b = ConcreteOps(), enc.bounds
+    exits = []
+    for pos, (s, m) in enumerate(found.states[found.loop_start : -1]):
+        for a, t, _ in concrete_moves(enc.model, s):
+            if t is None:
+                continue
+            mt = None
+            if enc.monitor_cls is not None:
+                mt = enc.monitor_cls(*(mon.update(s, t, a.rule, m, x, b) for mon in enc.monitors))
+            if region(t, x, b, mt):
+                continue
+            d = a.decider(s, x, b)
+            exits.append(LoopExit(pos, None if d is None else int(d), a.rule.citation, a.label))
+    return exits
