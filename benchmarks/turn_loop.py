@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The turn-loop benchmark: turnproof against SPIN and Rumur on the shared model, in one run.
+
+Run from the project root after ``pip install -e .``::
+
+    python benchmarks/turn_loop.py --configs base,mid --repeats 3
+    python benchmarks/turn_loop.py --configs base --peers spin --json
+
+Prints a table (or, with ``--json``, every figure). Exit code 0 when every distinct-state count
+agrees (turnproof with the reference and with each peer that ran), 1 when one does not, 2 for bad
+arguments. A peer that is not installed is reported as unavailable, not as a failure.
+See ``turnproof.scenarios.bench`` for what is timed and how memory is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from turnproof.model.bench import CONFIGS
+from turnproof.model.errors import TurnproofError
+from turnproof.scenarios.bench import GEN_ENV, PEERS, format_bench, run_bench
+
+
+def _names(text: str) -> list[str]:
+    """A comma-separated list; empty or ``none`` gives no names."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Measure turnproof's explicit engine against SPIN and Rumur on the shared "
+        "turn-loop model (TLC parity = SPIN's rate / 64 from the same run)."
+    )
+    parser.add_argument(
+        "--configs",
+        default="base,mid",
+        help=f"comma-separated configurations, of {', '.join(CONFIGS)} (default: base,mid)",
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs per tool and config (default: 3)"
+    )
+    parser.add_argument(
+        "--peers",
+        default=",".join(PEERS),
+        help=f"comma-separated peers, of {', '.join(PEERS)}, or 'none' (default: spin,rumur)",
+    )
+    parser.add_argument(
+        "--gen",
+        default=None,
+        help=f"gen_peers.py or its folder (default: ${GEN_ENV}, else ../shared/bench)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds allowed per run (default: none)"
+    )
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+
+    def progress(message: str) -> None:
+        print(f"... {message}", file=sys.stderr, flush=True)
+
+    try:
+        result = run_bench(
+            _names(args.configs),
+            args.repeats,
+            _names(args.peers),
+            args.gen,
+            timeout=args.timeout,
+            progress=None if args.quiet else progress,
+        )
+    except TurnproofError as exc:
+        parser.error(str(exc))
+    print(json.dumps(result, indent=2) if args.json else format_bench(result), end="")
+    if args.json:
+        print()
+    return 0 if result["counts_agree"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
