@@ -108,7 +108,12 @@ class Selection:
     mutant: Mutant | None = None
 
     def labels(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        """``variant``, ``mutant`` (name, description, breaks) when applied, and
+        ``bounds_changed``: the bounds that differ from the rule set's defaults."""
+        defaults = {b.name: b.default for b in self.model.ruleset.bound_specs}
+        out: dict[str, Any] = {
+            "bounds_changed": {k: v for k, v in self.model.bounds.items() if defaults[k] != v}
+        }
         if self.variant is not None:
             out["variant"] = self.variant
         if self.mutant is not None:
@@ -210,10 +215,12 @@ def run_check(
     progress: Progress | None = None,
     *,
     labels: Mapping[str, Any] | None = None,
+    on_engine: Callable[[str], None] | None = None,
 ) -> CheckReport:
     """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
     ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
-    the report's rule-set description. Raises :class:`EngineUnavailableError` when the symbolic
+    the report's rule-set description; ``on_engine(name)`` is called as each engine starts (for
+    a progress display: the symbolic engine reports no progress of its own). Raises :class:`EngineUnavailableError` when the symbolic
     engine is asked for but not installed."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
@@ -223,6 +230,8 @@ def run_check(
     order = [e for e in ENGINES if e in engines]
     per_engine: dict[str, list[PropertyResult]] = {}
     for engine in order:
+        if on_engine is not None:
+            on_engine(engine)
         if engine == "explicit":
             per_engine[engine] = _call_engine(
                 explicit.check_properties, model, properties, limits, progress

@@ -186,11 +186,18 @@ def shows_trace(r: PropertyResult) -> bool:
     )
 
 
-def verdict_line(r: PropertyResult) -> str:
+#: Up to this many bounds are repeated in each EXHAUSTIVE line; more are only in the header.
+INLINE_BOUNDS = 6
+
+
+def verdict_line(r: PropertyResult, report_bounds: Mapping[str, int] | None = None) -> str:
     """What the verdict means, in one line: its bounds, its reason, its certificate."""
     v = r.verdict
     if v is Verdict.EXHAUSTIVE:
-        text = f"EXHAUSTIVE within {format_bounds(r.bounds)}"
+        if r.bounds == report_bounds and len(r.bounds) > INLINE_BOUNDS:
+            text = f"EXHAUSTIVE within the {len(r.bounds)} bounds above"
+        else:
+            text = f"EXHAUSTIVE within {format_bounds(r.bounds)}"
         if r.bounds_reached:
             cuts = "; ".join(
                 f"bound reached: {name} ({_plural(n, 'transition')} cut)"
@@ -220,7 +227,9 @@ def verdict_line(r: PropertyResult) -> str:
     return text
 
 
-def render_result(r: PropertyResult, replay: str = "") -> str:
+def render_result(
+    r: PropertyResult, replay: str = "", report_bounds: Mapping[str, int] | None = None
+) -> str:
     """The detail block of one result: what it claims, what the verdict means, and its trace."""
     title = f"{r.name} [{r.engine}]: {r.verdict.value}"
     if not r.meets_expectation and r.verdict is not Verdict.UNKNOWN:
@@ -228,7 +237,7 @@ def render_result(r: PropertyResult, replay: str = "") -> str:
     lines = [f"{RULE_LINE} {title} {RULE_LINE}", f"  claim: {r.description}"]
     if r.citations:
         lines.append(f"  rules: {', '.join(r.citations)}")
-    lines.append(f"  {verdict_line(r)}")
+    lines.append(f"  {verdict_line(r, report_bounds)}")
     if r.verdict is Verdict.PROVED and r.certificate:
         lines.append("  certificate:")
         lines.extend(f"    {k}: {format_value(v)}" for k, v in sorted(r.certificate.items()))
@@ -252,7 +261,8 @@ def replay_command(report: CheckReport, r: PropertyResult) -> str:
         parts += ["--variant", rs["variant"]]
     if rs.get("mutant"):
         parts += ["--mutant", rs["mutant"]["name"]]
-    for k, v in report.bounds.items():
+    # The bounds that differ from the rule set's defaults when the runner said so; all else.
+    for k, v in rs.get("bounds_changed", report.bounds).items():
         parts += ["--bound", f"{k}={v}"]
     return " ".join(parts)
 
@@ -296,7 +306,9 @@ def mutant_verdict(report: CheckReport, name: str, breaks: Sequence[str]) -> str
 
 
 def render_details(report: CheckReport) -> str:
-    return "\n\n".join(render_result(r, replay_command(report, r)) for r in report.results)
+    return "\n\n".join(
+        render_result(r, replay_command(report, r), report.bounds) for r in report.results
+    )
 
 
 def render_check(report: CheckReport, engine_note: str = "") -> str:
@@ -337,13 +349,33 @@ def step_line(step: TraceStep) -> str:
     return f"{RULE_LINE} {' '.join(parts)} {ARROW}"
 
 
+def diff_lines(path: str, old: Any, new: Any) -> list[str]:
+    """``path: old → new``, narrowed to the parts that changed: a record's fields and the
+    entries of an array (or sequence) whose length stayed the same are compared one by one
+    (``res.what: NONE → SUNDIAL``, ``used[0]: 0 → 1``); a sequence that grew or shrank is shown
+    whole (``stack: [] → [1]``).
+
+    >>> diff_lines("res", {"ctrl": 0, "what": "NONE"}, {"ctrl": 0, "what": "SUNDIAL"})
+    ['res.what: NONE → SUNDIAL']
+    """
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        return [
+            ln for k in old if old[k] != new[k] for ln in diff_lines(f"{path}.{k}", old[k], new[k])
+        ]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [
+            ln
+            for i, (a, b) in enumerate(zip(old, new))
+            if a != b
+            for ln in diff_lines(f"{path}[{i}]", a, b)
+        ]
+    return [f"{path}: {format_value(old)} → {format_value(new)}"]
+
+
 def _changes(step: TraceStep) -> list[str]:
     if not step.changed:
         return ["  (nothing changed)"]
-    return [
-        f"  {k}: {format_value(old)} → {format_value(new)}"
-        for k, (old, new) in step.changed.items()
-    ]
+    return ["  " + ln for k, (old, new) in step.changed.items() for ln in diff_lines(k, old, new)]
 
 
 def render_trace(trace: Trace) -> str:

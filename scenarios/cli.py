@@ -15,7 +15,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +128,13 @@ def cli() -> None:
 
 
 @contextlib.contextmanager
-def _progress_bar(enabled: bool) -> Iterator[ProgressCallback | None]:
-    """A rich progress display on stderr, fed by the engine's progress callback."""
+def _progress_bar(
+    enabled: bool,
+) -> Iterator[tuple[ProgressCallback | None, Callable[[str], None] | None]]:
+    """A rich progress display on stderr, fed by the engine's progress callback, and told by
+    the runner which engine is at work."""
     if not enabled:
-        yield None
+        yield None, None
         return
     console = Console(stderr=True)
     with Progress(
@@ -141,18 +144,22 @@ def _progress_bar(enabled: bool) -> Iterator[ProgressCallback | None]:
         console=console,
         transient=True,
     ) as bar:
-        task = bar.add_task("exploring", total=None)
+        task = bar.add_task("starting", total=None)
+
+        def on_engine(engine: str) -> None:
+            what = "exploring" if engine == "explicit" else "solving (no progress reported)"
+            bar.update(task, description=f"{engine} engine: {what}")
 
         def report(expanded: int, discovered: int, transitions: int) -> None:
             bar.update(
                 task,
                 description=(
-                    f"exploring: {expanded:,} of {discovered:,} states expanded, "
+                    f"explicit engine: {expanded:,} of {discovered:,} states expanded, "
                     f"{transitions:,} transitions"
                 ),
             )
 
-        yield report
+        yield report, on_engine
 
 
 def _write_atomically(directory: Path, files: dict[str, str]) -> list[Path]:
@@ -279,7 +286,7 @@ def check_command(
     engines, note = _choose_engines(engine)
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
-    with _progress_bar(show_progress) as progress:
+    with _progress_bar(show_progress) as (progress, on_engine):
         report = run_check(
             selection.model,
             selection.properties,
@@ -287,6 +294,7 @@ def check_command(
             limits,
             progress,
             labels=selection.labels(),
+            on_engine=on_engine,
         )
 
     plain = text.render_check(report, note)

@@ -223,3 +223,19 @@ def test_reports_import_no_engine() -> None:
             ours = [n for n in names if n.split(".")[0] == "turnproof"]
             if ours:
                 assert ours[0].startswith(allowed), f"{path.name} imports {ours[0]}"
+
+
+def test_changes_narrow_to_the_parts_that_changed() -> None:
+    assert text.diff_lines("used", [0, 0], [1, 0]) == ["used[0]: 0 → 1"]
+    assert text.diff_lines("stack", [], [{"ctrl": 1}]) == ["stack: [] → [{ctrl: 1}]"]
+    assert text.diff_lines("stack", [{"ctrl": 0, "n": 1}], [{"ctrl": 1, "n": 2}]) == [
+        "stack[0].ctrl: 0 → 1",
+        "stack[0].n: 1 → 2",
+    ]
+
+
+def test_many_bounds_are_named_once() -> None:
+    many = {f"b{i}": i for i in range(text.INLINE_BOUNDS + 1)}
+    r = result("p", Verdict.EXHAUSTIVE, bounds=many)
+    assert text.verdict_line(r, many).startswith(f"EXHAUSTIVE within the {len(many)} bounds above")
+    assert text.verdict_line(r).startswith("EXHAUSTIVE within b0=0, b1=1")
