@@ -522,10 +522,16 @@ def check_properties(
     progress: Progress | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model``: one shared exploration for the properties without
-    monitors, one product exploration per distinct monitor set. Results keep the given order."""
+    monitors, and one product exploration with every monitor (by name) for those with monitors.
+    Results keep the given order."""
+    monitors: dict[str, Any] = {}
+    for p in properties:
+        for mon in p.monitors:
+            monitors.setdefault(mon.name, mon)
+    product = tuple(monitors[n] for n in sorted(monitors))
     groups: dict[tuple[Any, ...], list[Property]] = {}
     for p in properties:
-        groups.setdefault(p.monitors, []).append(p)
+        groups.setdefault(product if p.monitors else (), []).append(p)
     results: dict[str, PropertyResult] = {}
     for monitors, props in groups.items():
         t0 = time.perf_counter()

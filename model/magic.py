@@ -139,6 +139,7 @@ class Obj(IntEnum):
     T_OMEN = 14  # the delayed "next end step" trigger
     T_WAYLAY = 15  # the delayed "next cleanup step" trigger
     T_DIES = 16  # whenever a creature dies
+    SARKHAN = 17  # Sarkhan's +1: until end of turn, a 4/4 indestructible haste Dragon creature
 
 
 INSTANTS = (
@@ -206,6 +207,11 @@ class MtgState(State):
     omen: Term
     waylay: Term
     discarded: Term
+    sark_here: Term  # Sarkhan, the Dragonspeaker is on the battlefield (the first player's)
+    sark_loyalty: Term
+    sark_anim: Term  # his +1: a 4/4 Dragon creature until end of turn
+    sark_dmg: Term  # damage marked on him while he is a creature (120.3e)
+    sark_used: Term  # a loyalty ability of his was activated this turn (606.3)
 
 
 # -- bounds ------------------------------------------------------------------------------------
@@ -242,6 +248,8 @@ BOUNDS = (
         "end_trigger", 1, 0, 1, "card: the first player's 'at the beginning of your end step'"
     ),
     BoundSpec("artist", 0, 0, 1, "card: the first player's 'whenever a creature dies' trigger"),
+    BoundSpec("sarkhan", 1, 0, 1, "card: the first player's Sarkhan, the Dragonspeaker"),
+    BoundSpec("loyalty", 4, 1, 7, "Sarkhan's starting loyalty"),
 )
 
 
@@ -289,6 +297,11 @@ def schema(b: Bounds) -> Schema:
             "omen": per_player(BoolDomain()),
             "waylay": per_player(BoolDomain()),
             "discarded": per_player(BoolDomain()),
+            "sark_here": BoolDomain(),
+            "sark_loyalty": IntRange(0, b.loyalty + b.turns),
+            "sark_anim": BoolDomain(),
+            "sark_dmg": IntRange(0, b.damage),
+            "sark_used": BoolDomain(),
         },
     )
 
@@ -328,6 +341,11 @@ def initial(b: Bounds) -> list[State]:
             omen=(False,) * n,
             waylay=(False,) * n,
             discarded=(False,) * n,
+            sark_here=bool(b.sarkhan),
+            sark_loyalty=b.loyalty if b.sarkhan else 0,
+            sark_anim=False,
+            sark_dmg=0,
+            sark_used=False,
         )
     ]
 
@@ -357,8 +375,14 @@ def _lethal(s: MtgState, x: Any, p: int) -> Term:
     return x.And(s.alive[p], s.dmg[p] >= 2 + s.pump[p])
 
 
+def _sarkhan_dies(s: MtgState, x: Any) -> Term:
+    """704.5i: a planeswalker with no loyalty goes to the graveyard (not while he is a creature
+    only: an animated Sarkhan is not a planeswalker, and he is indestructible)."""
+    return x.And(s.sark_here, x.Not(s.sark_anim), s.sark_loyalty == 0)
+
+
 def _any_sba(s: MtgState, x: Any, b: Bounds) -> Term:
-    return x.Or(*(_lethal(s, x, p) for p in range(b.players)))
+    return x.Or(_sarkhan_dies(s, x), *(_lethal(s, x, p) for p in range(b.players)))
 
 
 def fire(
@@ -391,6 +415,20 @@ def end_step_effects(s: MtgState, x: Any, b: Bounds) -> MtgState:
         brace=x.If(leaving_combat, 0, s.brace),
         attacking=x.If(leaving_combat, False, s.attacking),
     )
+
+
+def next_turn(s: MtgState, x: Any, b: Bounds) -> MtgState:
+    """The turn ends and the next one begins with its untap step; what counted "this turn"
+    (actions taken, the first discard, Sarkhan's loyalty ability) starts afresh."""
+    n = b.players
+    t = s.replace(
+        turn=s.turn + 1,
+        used=(0,) * n,
+        discarded=(False,) * n,
+        sark_used=False,
+        proc=Proc.NONE,
+    )
+    return begin_step(t, x, b, Step.UNTAP)
 
 
 def begin_step(s: MtgState, x: Any, b: Bounds, step_: Term) -> MtgState:
@@ -511,7 +549,20 @@ def combat_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
         hit = x.And(fight, other_alive)
         x.within(x.Or(x.Not(hit), dmg[p] + 1 <= b.damage), "damage")
         dmg = x.set(dmg, p, x.If(hit, dmg[p] + 1, dmg[p]))
-    return _to_check(s.replace(dmg=dmg), x, b)
+    t = s.replace(dmg=dmg)
+    if b.sarkhan:
+        # On his controller's turn an animated Sarkhan attacks too (he has haste); damage dealt
+        # to him as a creature is marked on him (120.3e). On the opponent's turn their attacker
+        # attacks him as a planeswalker, and that damage removes loyalty (120.3c).
+        defender_alive = x.Or(*(x.And(d == q, s.alive[q]) for q in range(b.players)))
+        marked = x.And(s.attacking, a == 0, s.sark_here, s.sark_anim, defender_alive)
+        x.within(x.Or(x.Not(marked), s.sark_dmg + 1 <= b.damage), "damage")
+        loses = x.And(s.attacking, a != 0, s.sark_here, x.Not(s.sark_anim), s.sark_loyalty > 0)
+        t = t.replace(
+            sark_dmg=x.If(marked, s.sark_dmg + 1, s.sark_dmg),
+            sark_loyalty=x.If(loses, s.sark_loyalty - 1, s.sark_loyalty),
+        )
+    return _to_check(t, x, b)
 
 
 @rule(
@@ -569,16 +620,19 @@ def cleanup_discard(s: MtgState, x: Any, b: Bounds) -> MtgState:
 def cleanup_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(s.stage == Stage.DAMAGE_REMOVAL)
     n = b.players
-    t = s.replace(dmg=(0,) * n, pump=(0,) * n, silence=0, stage=Stage.CHECK, prio=active(s, b))
-    return t.replace(passes=0)
+    # Sarkhan stops being a creature and loses his marked damage in the same instant, so the
+    # damage never counts against his loyalty (ET-07).
+    t = s.replace(dmg=(0,) * n, pump=(0,) * n, silence=0, sark_anim=False, sark_dmg=0)
+    return t.replace(stage=Stage.CHECK, prio=active(s, b), passes=0)
 
 
 # -- state-based actions and triggers (117.5, 704.3) -------------------------------------------
 
 
 @rule(
-    "MTG 704.5g",
-    "state-based actions: every creature with lethal damage is destroyed, all at once (704.3)",
+    "MTG 704.3",
+    "state-based actions, all at once: creatures with lethal damage are destroyed (704.5g), "
+    "a planeswalker with no loyalty goes to the graveyard (704.5i)",
     kind=Kind.STATE_BASED,
 )
 def sba(s: MtgState, x: Any, b: Bounds) -> MtgState:
@@ -593,7 +647,8 @@ def sba(s: MtgState, x: Any, b: Bounds) -> MtgState:
         if b.artist:
             t = fire(t, x, b, dies, 0, Obj.T_DIES)
     in_cleanup = x.And(s.step == Step.CLEANUP, s.stage == Stage.CHECK)
-    return t.replace(alive=alive, dmg=dmg, cl_prio=x.Or(s.cl_prio, in_cleanup))
+    here = x.If(_sarkhan_dies(s, x), False, s.sark_here)
+    return t.replace(alive=alive, dmg=dmg, sark_here=here, cl_prio=x.Or(s.cl_prio, in_cleanup))
 
 
 def _apnap_first(s: MtgState, x: Any, b: Bounds) -> Term:
@@ -657,15 +712,7 @@ def cleanup_ends_turn(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(x.Not(s.cl_prio))
     x.require(x.seq_is_empty(s.pending))
     x.require(x.Not(_any_sba(s, x, b)))
-    n = b.players
-    t = end_step_effects(s, x, b)
-    t = t.replace(
-        turn=s.turn + 1,
-        used=(0,) * n,
-        discarded=(False,) * n,
-        proc=Proc.NONE,
-    )
-    return begin_step(t, x, b, Step.UNTAP)
+    return next_turn(end_step_effects(s, x, b), x, b)
 
 
 # -- priority: the choices of the player who has it --------------------------------------------
@@ -777,6 +824,30 @@ def activate_sundial(s: MtgState, x: Any, b: Bounds) -> MtgState:
 
 
 @rule(
+    "MTG 606.3",
+    "the first player activates Sarkhan's +1 loyalty ability (main phase, empty stack, own "
+    "turn, once per turn); the loyalty is paid at once (602.2b), and they keep priority",
+    kind=Kind.CHOICE,
+    decider=_prio,
+)
+def activate_sarkhan(s: MtgState, x: Any, b: Bounds) -> MtgState:
+    x.require(bool(b.sarkhan))
+    _has_priority(s, x)
+    x.require(x.And(s.sark_here, x.Not(s.sark_used), s.prio == 0, active(s, b) == 0))
+    x.require(_is(x, s.step, Step.MAIN1, Step.MAIN2))
+    x.require(x.seq_is_empty(s.stack))
+    x.require(s.used[0] < b.actions)
+    return s.replace(
+        stack=x.seq_push(s.stack, Item(0, Obj.SARKHAN, 0, False)),
+        sark_loyalty=s.sark_loyalty + 1,
+        sark_used=True,
+        used=x.set(s.used, 0, s.used[0] + 1),
+        stage=Stage.CHECK,
+        passes=0,
+    )
+
+
+@rule(
     "MTG 605.3a",
     "the player with priority activates a mana ability: it doesn't use the stack, and they keep priority",
     kind=Kind.CHOICE,
@@ -851,6 +922,7 @@ def resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
         Obj.T_RIELLE: lambda: draw(done, x, b, c, s.res.n, most=b.hand_cap),
         Obj.T_OMEN: lambda: draw(done, x, b, c),
         Obj.T_WAYLAY: lambda: done.replace(tokens=x.set(s.tokens, c, False)),
+        Obj.SARKHAN: lambda: done.replace(sark_anim=s.sark_here),
     }
     # Tutelage's mill, the end-step trigger's and the dies trigger's effects change nothing the
     # turn structure looks at.
@@ -980,6 +1052,7 @@ RULES = (
     pass_end_step,
     cast,
     activate_sundial,
+    activate_sarkhan,
     add_mana,
     resolve,
     finish_resolving,
@@ -1009,7 +1082,13 @@ def _turn_starts(s: MtgState, x: Any, b: Bounds, m: Any = None) -> Term:
 def _no_eot_left(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
     return x.Implies(
         _turn_starts(s, x, b),
-        x.And(_all_zero(x, s.pump), s.silence == 0, _all_zero(x, s.dmg)),
+        x.And(
+            _all_zero(x, s.pump),
+            s.silence == 0,
+            _all_zero(x, s.dmg),
+            x.Not(s.sark_anim),
+            s.sark_dmg == 0,
+        ),
     )
 
 
@@ -1229,6 +1308,16 @@ PROPERTIES = (
         antecedent=lambda s, x, b, m: s.brace > 0,
         citations=("MTG 500.5", "MTG 724.2d"),
     ),
+    step(
+        "creature-damage-never-costs-loyalty",
+        "Sarkhan loses loyalty only to combat damage dealt to him as a planeswalker; damage "
+        "marked on him as a creature ends with his animation at 514.2 (ET-07)",
+        lambda s, t, r, x, b, m: x.Implies(
+            t.sark_loyalty < s.sark_loyalty, x.And(s.step == Step.DAMAGE, x.Not(s.sark_anim))
+        ),
+        antecedent=lambda s, x, b, m: x.And(s.sark_anim, s.sark_dmg > 0),
+        citations=("MTG 514.2", "MTG 120.3c", "MTG 120.3e"),
+    ),
     no_deadlock(citations=("MTG 500.1", "MTG 117.4")),
     exclusive_automatic(citations=("MTG 117.5", "MTG 704.3", "MTG 514.3a")),
     reachable(
@@ -1272,17 +1361,8 @@ def _m_end_turn_no_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(s.stage == Stage.PROC_C)
     x.require(s.proc == Proc.END_TURN)
     x.require(x.Not(_any_sba(s, x, b)))
-    n = b.players
-    t = s.replace(
-        mana=(0,) * n,
-        brace=0,
-        attacking=False,
-        proc=Proc.NONE,
-        turn=s.turn + 1,
-        used=(0,) * n,
-        discarded=(False,) * n,
-    )
-    return begin_step(t, x, b, Step.UNTAP)
+    t = s.replace(mana=(0,) * b.players, brace=0, attacking=False)
+    return next_turn(t, x, b)
 
 
 @rule(
@@ -1415,13 +1495,7 @@ def _m_no_second_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
     t = end_step_effects(s, x, b)
-    n = b.players
-    over = t.replace(turn=s.turn + 1, used=(0,) * n, discarded=(False,) * n)
-    return x.If(
-        s.step == Step.CLEANUP,
-        begin_step(over, x, b, Step.UNTAP),
-        begin_step(t, x, b, _next_step(s, x)),
-    )
+    return x.If(s.step == Step.CLEANUP, next_turn(t, x, b), begin_step(t, x, b, _next_step(s, x)))
 
 
 @rule(
@@ -1498,6 +1572,21 @@ def _v_rielle_every_time(s: MtgState, x: Any, b: Bounds) -> MtgState:
         hand = x.set(hand, p, x.If(mine, b.hand_max, hand[p]))
         discarded = x.set(discarded, p, x.If(mine, True, discarded[p]))
     return t.replace(hand=hand, discarded=discarded, stage=Stage.DAMAGE_REMOVAL)
+
+
+@rule(
+    "MTG 514.2",
+    "MUTANT: 'until end of turn' effects end first; then damage is removed, and damage on a "
+    "planeswalker removes loyalty",
+    kind=Kind.TURN_BASED,
+    name="cleanup_damage",
+)
+def _m_damage_after_animation(s: MtgState, x: Any, b: Bounds) -> MtgState:
+    x.require(s.stage == Stage.DAMAGE_REMOVAL)
+    n = b.players
+    left = x.Max(s.sark_loyalty - s.sark_dmg, 0)
+    t = s.replace(dmg=(0,) * n, pump=(0,) * n, silence=0, sark_anim=False, sark_dmg=0)
+    return t.replace(sark_loyalty=left, stage=Stage.CHECK, prio=active(s, b), passes=0)
 
 
 MUTANTS = (
@@ -1608,6 +1697,12 @@ MUTANTS = (
         "after a cleanup step with priority the turn just ends",
         (Replace("pass_end_step", _m_no_second_cleanup),),
         ("second-cleanup-step",),
+    ),
+    Mutant(
+        "damage-after-animation",
+        "514.2 not simultaneous: Sarkhan's marked damage outlives his animation and costs loyalty",
+        (Replace("cleanup_damage", _m_damage_after_animation),),
+        ("creature-damage-never-costs-loyalty",),
     ),
     Mutant(
         "no-sundial",

@@ -172,3 +172,24 @@ def test_delayed_end_step_trigger_created_in_end_step_waits_513_2():
         if any(it.what == Obj.T_OMEN for it in s.pending.slots[: s.pending.length])
     ]
     assert fired and all(s.turn == 1 and s.step == Step.END for s in fired)
+
+
+def test_et07_sarkhan_and_sundial():
+    # Sarkhan's +1 in main phase 1 (loyalty 4 -> 5), he attacks as a Dragon and takes damage,
+    # Sundial ends the turn in main phase 2: at 514.2 he stops being a creature and loses the
+    # damage in the same instant, keeping loyalty 5.
+    bounds = {**NO_CARDS, "turns": 1, "actions": 2, "sarkhan": 1, "sundial": 1}
+    m = Model(MAGIC, bounds)
+    r = play(m, ["activate_sarkhan", "declare_attackers(attack=1)"])
+    main2 = next(
+        i for i, s in enumerate(r.states) if s.step == Step.MAIN2 and s.stage == Stage.PRIORITY
+    )
+    assert r.states[main2].sark_anim and r.states[main2].sark_dmg == 1
+    assert r.states[main2].sark_loyalty == 5
+    r2 = play(m, ["activate_sundial"], start=r.states[main2])
+    cites = r2.citations()
+    i = cites.index("MTG 514.2")
+    before, after = r2.states[i], r2.states[i + 1]
+    assert before.sark_anim and before.sark_dmg == 1
+    assert not after.sark_anim and after.sark_dmg == 0 and after.sark_loyalty == 5
+    assert r2.final.sark_here and r2.final.sark_loyalty == 5 and not r2.final.sark_anim
