@@ -137,7 +137,7 @@ def check_table(report: CheckReport) -> TextTable:
             r.name,
             r.engine,
             r.verdict.value,
-            f"{r.states:,}" if r.engine != "both" else "-",
+            f"{r.states:,}" if r.states else "-",  # an engine that counts no states
             format_seconds(r.seconds) if r.engine != "both" else "-",
             met_text(r),
         )
@@ -244,7 +244,11 @@ def render_result(
     if shows_trace(r):
         assert r.trace is not None
         lines.append("")
-        lines.extend("  " + ln if ln else "" for ln in render_trace(r.trace).splitlines())
+        # Only the explicit engine records a loop's ways out (results.Trace cannot yet say
+        # "not computed"), so an empty list from another engine is not a mandatory loop.
+        exits_known = r.engine == "explicit" or bool(r.trace.exits)
+        story = render_trace(r.trace, exits_known)
+        lines.extend("  " + ln if ln else "" for ln in story.splitlines())
         if replay:
             lines.append("")
             lines.append(f"  replay: {replay}")
@@ -378,9 +382,10 @@ def _changes(step: TraceStep) -> list[str]:
     return ["  " + ln for k, (old, new) in step.changed.items() for ln in diff_lines(k, old, new)]
 
 
-def render_trace(trace: Trace) -> str:
+def render_trace(trace: Trace, exits_known: bool = True) -> str:
     """A trace as a story; see the module docstring. States are numbered from 0; step ``k``
-    leads from state ``k-1`` to state ``k``."""
+    leads from state ``k-1`` to state ``k``. ``exits_known=False`` says that the engine did not
+    look for ways out of a loop, so an empty ``trace.exits`` proves nothing."""
     lines = ["state 0"]
     lines.extend(f"  {k} = {format_value(v)}" for k, v in trace.initial.items())
     loop = trace.loop_start
@@ -397,12 +402,17 @@ def render_trace(trace: Trace) -> str:
             lines.append(f"{RULE_LINE} loop starts here {RULE_LINE}")
     if loop is not None:
         lines.append("")
-        lines.extend(_loop_exits(trace))
+        lines.extend(_loop_exits(trace, exits_known))
     return "\n".join(lines)
 
 
-def _loop_exits(trace: Trace) -> list[str]:
+def _loop_exits(trace: Trace, exits_known: bool) -> list[str]:
     assert trace.loop_start is not None
+    if not trace.exits and not exits_known:
+        return [
+            "who could break this loop was not computed by this engine; "
+            "the explicit engine (--engine explicit) lists the ways out"
+        ]
     if not trace.exits:
         line = "nobody can break this loop: every step is forced (a mandatory loop"
         if any(s.rule.startswith("MTG ") for s in trace.steps):

@@ -102,6 +102,14 @@ def sample_report() -> CheckReport:
             ),
         ),
         result(
+            "mandatory-loop",
+            Verdict.VIOLATED,
+            kind="terminates",
+            engine="symbolic",
+            states=0,
+            trace=Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1),
+        ),
+        result(
             "stack-can-fill",
             Verdict.WITNESSED,
             expect="witnessed",
