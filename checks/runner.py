@@ -245,9 +245,13 @@ def run_check(
                 f"the symbolic engine is not available ({exc}); use --engine explicit"
             ) from exc
 
+    by_name = {e: {r.name: r for r in per_engine[e]} for e in order}
     results: list[PropertyResult] = []
-    for i in range(len(properties)):
-        row = [per_engine[e][i] for e in order]
+    for prop in properties:
+        missing = [e for e in order if prop.name not in by_name[e]]
+        if missing:
+            raise RuntimeError(f"the {missing[0]} engine returned no result for {prop.name}")
+        row = [by_name[e][prop.name] for e in order]
         results.extend(row)
         if len(row) == 2:
             reason = find_disagreement(row[0], row[1])

@@ -56,7 +56,7 @@ def _error(message: str) -> None:
 class TurnproofGroup(click.Group):
     """A click group whose errors are one line, ``turnproof: error: …``, never a traceback."""
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
@@ -77,7 +77,7 @@ class TurnproofGroup(click.Group):
             _error(str(exc))
             code = exc.exit_code
         except click.exceptions.NoSuchCommand as exc:
-            _error(f"{exc.format_message()} Commands: {', '.join(self.list_commands(None))}")  # type: ignore[arg-type]
+            _error(f"{exc.format_message()} Commands: {', '.join(sorted(self.commands))}")
             code = exc.exit_code
         except click.ClickException as exc:
             _error(exc.format_message())
