@@ -240,7 +240,11 @@ def render_result(
     lines.append(f"  {verdict_line(r, report_bounds)}")
     if r.verdict is Verdict.PROVED and r.certificate:
         lines.append("  certificate:")
-        lines.extend(f"    {k}: {format_value(v)}" for k, v in sorted(r.certificate.items()))
+        for k, v in sorted(r.certificate.items()):
+            # A formula may span lines; its continuation lines stay under its key.
+            first, *rest = format_value(v).splitlines() or [""]
+            lines.append(f"    {k}: {first}")
+            lines.extend(f"      {ln.strip()}" for ln in rest)
     if shows_trace(r):
         assert r.trace is not None
         lines.append("")

@@ -70,7 +70,11 @@ def sample_report() -> CheckReport:
             Verdict.PROVED,
             engine="symbolic",
             holds_for="every number of turns and any stack size",
-            certificate={"ranking": "12 - cleanup_round", "method": "CHC (Spacer)"},
+            certificate={
+                "ranking": "12 - cleanup_round",
+                "method": "CHC (Spacer)",
+                "invariant": "And(turn <= 3,\n    cleanup_round <= 12)",
+            },
             citations=("MTG 514.3a",),
         ),
         result(
