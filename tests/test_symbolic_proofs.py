@@ -1,0 +1,164 @@
+"""The symbolic engine's verdicts on the bench rule set: proofs keep checked certificates,
+violations come with shortest traces that cite rules, and both engines agree on the verdicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import z3
+from turnproof.checks import explicit
+from turnproof.checks.bmc import Deadline, violation_target
+from turnproof.checks.consistency import check_consistency
+from turnproof.checks.proofs import Query, spacer
+from turnproof.checks.results import Verdict
+from turnproof.checks.symbolic import Encoding, check_properties
+from turnproof.model.bench import BENCH
+from turnproof.model.properties import Expect, Monitor, always, reachable, step, terminates
+from turnproof.model.rules import Model
+from turnproof.model.schema import BoolDomain
+
+SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
+
+
+def untap_needs_empty_stack(s: Any, x: Any, b: Any, m: Any) -> Any:
+    return x.Implies(x.Or(s.step == 0, s.step == 11), s.stk.length == 0)
+
+
+def only_end_turn_changes_turn(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Any:
+    return x.Or(t.turn == s.turn, r.name == "end_turn")
+
+
+PROPS = [
+    always(
+        "untap-needs-empty-stack",
+        "the stack is empty in untap and cleanup",
+        untap_needs_empty_stack,
+    ),
+    step(
+        "only-end-turn-changes-turn", "only MTG 514.3 advances the turn", only_end_turn_changes_turn
+    ),
+    always(
+        "no-extra-cleanup",
+        "no extra cleanup step happens (false on purpose)",
+        lambda s, x, b, m: s.cl < b.cmax,
+        expect=Expect.VIOLATED,
+    ),
+    reachable("extra-cleanup", "an extra cleanup step happens", lambda s, x, b, m: s.cl == b.cmax),
+    terminates(
+        "upkeep-terminates",
+        "no cycle inside the upkeep step... except the self-retriggering stack item",
+        lambda s, x, b, m: s.step == 1,
+        expect=Expect.VIOLATED,
+    ),
+    terminates(
+        "untap-terminates",
+        "no cycle among untap and cleanup-without-priority states",
+        lambda s, x, b, m: x.Or(s.step == 0, s.step == 11),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    model = Model(BENCH, SMALL)
+    props = [*BENCH.properties, *PROPS]
+    sym = check_properties(model, props, timeout_s=20, max_depth=40)
+    exp = explicit.check_properties(model, props)
+    return {r.name: (r, e) for r, e in zip(sym, exp)}
+
+
+def test_safety_properties_are_proved_with_a_checked_invariant(results: dict[str, Any]) -> None:
+    for name in ("untap-needs-empty-stack", "only-end-turn-changes-turn", "no-deadlock"):
+        r, e = results[name]
+        assert r.engine == "symbolic"
+        assert r.verdict is Verdict.PROVED, (name, r.reason)
+        assert e.verdict is Verdict.EXHAUSTIVE
+        assert r.certificate is not None
+        assert r.certificate["method"] in ("chc-spacer", "k-induction")
+        assert "unbounded" in r.holds_for and "turns=1" in r.holds_for
+        assert "@" not in r.certificate["invariant"]  # rendered with field names
+    inv = results["untap-needs-empty-stack"][0].certificate["invariant"]
+    assert "stk.len" in inv and "step" in inv
+
+
+def test_violation_has_the_shortest_trace_citing_rules(results: dict[str, Any]) -> None:
+    r, e = results["no-extra-cleanup"]
+    assert r.verdict is Verdict.VIOLATED and e.verdict is Verdict.VIOLATED
+    assert r.meets_expectation
+    assert r.trace is not None and e.trace is not None
+    assert len(r.trace) == len(e.trace) == 26  # both engines find shortest traces
+    first = r.trace.steps[0]
+    assert (first.rule, first.name, first.decider) == ("MTG 502.4", "untap", None)
+    assert first.changed == {"step": [0, 1]}
+    assert r.trace.steps[-1].rule == "MTG 500.2"  # the extra cleanup step ends
+    assert r.trace.final is not None and r.trace.final["cl"] == 1
+    assert {s.rule for s in r.trace.steps} <= {a.rule.citation for a in Model(BENCH, SMALL).actions}
+
+
+def test_witness_and_lasso(results: dict[str, Any]) -> None:
+    r, e = results["extra-cleanup"]
+    assert r.verdict is Verdict.WITNESSED and r.trace is not None and len(r.trace) == 26
+    for name in ("cleanup-terminates", "upkeep-terminates"):
+        r, e = results[name]
+        assert r.verdict is Verdict.VIOLATED is e.verdict, (name, r.reason)
+        assert r.trace is not None and r.trace.loop_start is not None
+        assert len(r.trace) == len(e.trace)
+        assert r.trace.loop_start == e.trace.loop_start
+        loop = r.trace.steps[r.trace.loop_start :]
+        assert {s.name for s in loop} == {"pass_first", "resolve(trig=1)"}
+
+
+def test_termination_is_proved_with_a_ranking_function(results: dict[str, Any]) -> None:
+    r, e = results["untap-terminates"]
+    assert r.verdict is Verdict.PROVED, r.reason
+    assert e.verdict is Verdict.EXHAUSTIVE
+    cert = r.certificate
+    assert cert is not None and cert["method"] == "ranking-function"
+    # Inside the region only MTG 514.3 moves (cleanup, step 11 -> untap, step 0).
+    assert cert["components"] == [{"function": "step", "decreases": ["MTG 514.3 end_turn"]}]
+    assert cert["lexicographic"] is False
+
+
+def test_consistency_findings_name_rules_and_state() -> None:
+    findings = check_consistency(Model(BENCH, SMALL), timeout_s=20)
+    assert [f.check for f in findings] == ["exclusive-automatic"]
+    f = findings[0]
+    assert f.status == "violated"
+    assert f.rules == ("MTG 514.3 end_turn", "MTG 514.3a cleanup_trigger")
+    assert f.state is not None and f.state["step"] == 11
+    assert f.trace is not None and f.trace.final == f.state
+
+
+def test_monitors_are_state_variables() -> None:
+    seen = Monitor(
+        "resolved",
+        BoolDomain(),
+        init=lambda s, x, b: False,
+        update=lambda s, t, r, m, x, b: x.Or(m.resolved, r.name == "resolve"),
+    )
+    prop = always(
+        "nothing-resolves-in-upkeep",
+        "false: something can resolve before the draw step",
+        lambda s, x, b, m: x.Implies(m.resolved, s.step > 1),
+        monitors=(seen,),
+        expect=Expect.VIOLATED,
+    )
+    model = Model(BENCH, SMALL)
+    (r,) = check_properties(model, [prop], timeout_s=20, max_depth=20)
+    (e,) = explicit.check_properties(model, [prop])
+    assert r.verdict is Verdict.VIOLATED is e.verdict
+    assert r.trace is not None and e.trace is not None and len(r.trace) == len(e.trace)
+    assert r.trace.steps[-1].name.startswith("resolve")
+
+
+def test_unknown_is_never_proved() -> None:
+    model = Model(BENCH, {"turns": 3, "cap": 3, "budget": 2, "cmax": 2})
+    enc = Encoding(model)
+    q = Query(enc, violation_target(enc, untap_needs_empty_stack), 0)
+    answer = spacer(q, Deadline(0.001))
+    assert answer.status == "unknown"
+    assert answer.certificate is None and answer.reason.startswith("Spacer:")
+    (r,) = check_properties(model, [PROPS[0]], timeout_s=0.01, max_depth=30)
+    assert r.verdict is Verdict.UNKNOWN and r.reason and r.certificate is None
+    assert z3.get_version_string()
