@@ -71,7 +71,12 @@ def _prio_step(s: BenchState, x: Any) -> Term:
 
 
 def _flush(s: BenchState, x: Any) -> BenchState:
-    """Pending triggers go on the stack, the active player's first, as far as capacity allows."""
+    """Pending triggers go on the stack, the active player's first, as far as capacity allows.
+    (Nothing is pending in most states: the concrete engine then skips the work.)"""
+    return x.when(x.Or(s.pend[0] == 1, s.pend[1] == 1), lambda t: _flush_pending(t, x), s)
+
+
+def _flush_pending(s: BenchState, x: Any) -> BenchState:
     a = _active(s)
     stk, pend = s.stk, s.pend
     for p in (a, 1 - a):
