@@ -474,6 +474,28 @@ class Ranker:
                 return a, []  # never accepted: the candidate is not checked
         return None
 
+    def single_leaf(
+        self, actions: list[int], all_strict: bool
+    ) -> tuple[list[int], list[int]] | None:
+        """The first ``leaf`` or ``-leaf``, in schema order, that works as a component: tried
+        before the general search so that simple certificates are found the same way on
+        every run."""
+        n = len(self.x0)
+        for i, sign in ((i, sign) for i in range(n) for sign in (1, -1)):
+            coeffs = [sign if j == i else 0 for j in range(n)]
+            strict = []
+            for a in actions:
+                if solve(z3.And(self.moves(a), self.delta(coeffs) < 0), self.deadline) != z3.unsat:
+                    break  # increases (or undecided): not a component
+                if solve(z3.And(self.moves(a), self.delta(coeffs) < 1), self.deadline) == z3.unsat:
+                    strict.append(a)
+                elif all_strict:
+                    break
+            else:
+                if strict:
+                    return coeffs, strict
+        return None
+
     def synthesise(self) -> Ranking | None:
         """A linear ranking function if there is one, else a lexicographic one."""
         remaining = self.firing()
@@ -481,14 +503,18 @@ class Ranker:
             return None
         if not remaining:
             return Ranking()
-        linear = self.component(remaining, all_strict=True)
+        linear = self.single_leaf(remaining, all_strict=True) or self.component(
+            remaining, all_strict=True
+        )
         if linear is not None:
             return Ranking([linear])
         if self.unknown:
             return None
         ranking = Ranking()
         while remaining:
-            comp = self.component(remaining, all_strict=False)
+            comp = self.single_leaf(remaining, all_strict=False) or self.component(
+                remaining, all_strict=False
+            )
             if comp is None:
                 return None
             ranking.components.append(comp)
