@@ -1,7 +1,7 @@
 """Guided replay: play one game from an initial state by a script of choices.
 
 Where exactly one automatic rule is enabled, it fires. Where players decide, the next scripted
-choice is taken if it is enabled (a rule-instance label such as ``cast(card=1)`` or a rule name
+choice is taken if it is enabled (a rule-instance label such as ``cast(card=PUMP)`` or a rule name
 such as ``activate_sundial``); otherwise the default policy applies: everybody passes, the first
 waiting trigger is put on the stack first, nobody attacks. The replay stops at a terminal state,
 after ``max_steps``, or when the script cannot be followed (an error names the enabled choices).

@@ -787,7 +787,7 @@ def _may_cast(s: MtgState, x: Any, b: Bounds, what: Obj) -> None:
     "the player with priority casts an instant from their hand, and keeps priority (117.3c)",
     kind=Kind.CHOICE,
     decider=_prio,
-    params={"card": lambda b: [int(c) for c in INSTANTS if b[CARD_BOUND[c]]]},
+    params={"card": lambda b: [c for c in INSTANTS if b[CARD_BOUND[c]]]},
 )
 def cast(s: MtgState, x: Any, b: Bounds, card: int) -> MtgState:
     _may_cast(s, x, b, Obj(card))

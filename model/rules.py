@@ -22,7 +22,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import Enum, IntEnum
 from typing import Any
 
 from turnproof.model.errors import AmendmentError, BoundsError, UnknownNameError
@@ -367,12 +367,18 @@ class Action:
     index: int
     rule: Rule
     params: tuple[tuple[str, int], ...]
+    shown: tuple[str, ...] = ()  # how each parameter value reads (an enum member's name)
 
     @property
     def label(self) -> str:
         if not self.params:
             return self.rule.name
-        return f"{self.rule.name}(" + ", ".join(f"{k}={v}" for k, v in self.params) + ")"
+        shown = self.shown or tuple(str(v) for _, v in self.params)
+        return (
+            f"{self.rule.name}("
+            + ", ".join(f"{k}={v}" for (k, _), v in zip(self.params, shown))
+            + ")"
+        )
 
     def apply(self, s: State, x: Any, b: Bounds) -> Any:
         return self.rule.fn(s, x, b, **dict(self.params))
@@ -395,9 +401,9 @@ class Model:
             domains = [d(self.bounds) if callable(d) else d for _, d in r.params]
             names = [n for n, _ in r.params]
             for values in itertools.product(*domains):
-                self.actions.append(
-                    Action(len(self.actions), r, tuple(zip(names, (int(v) for v in values))))
-                )
+                shown = tuple(v.name if isinstance(v, IntEnum) else str(v) for v in values)
+                params = tuple(zip(names, (int(v) for v in values)))
+                self.actions.append(Action(len(self.actions), r, params, shown))
 
     def initial_states(self) -> list[State]:
         return list(self.ruleset.initial(self.bounds))

@@ -78,7 +78,7 @@ def test_cu02_opponent_may_respond_in_cleanup():
 
 def test_cu04_waylay_tokens_exiled_at_next_cleanup():
     m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 1, "hand0": 7, "waylay": 1})
-    r = play(m, ["cast(card=7)"])
+    r = play(m, ["cast(card=WAYLAY)"])
     cleanup_states = [s for s in r.states if s.step == Step.CLEANUP]
     # the tokens exist when cleanup begins and while its trigger waits on the stack
     assert cleanup_states[0].tokens[0]
@@ -109,7 +109,7 @@ def test_et03_waiting_triggers_cease_to_exist():
         "waiting": 8,
         "hand0": 6,
     }
-    r = play(Model(MAGIC, bounds), ["cast(card=8)"])
+    r = play(Model(MAGIC, bounds), ["cast(card=UNDOING)"])
     idx = r.citations().index("MTG 724.1a")
     before, after = r.states[idx], r.states[idx + 1]
     assert (
@@ -165,7 +165,7 @@ def test_delayed_end_step_trigger_created_in_end_step_waits_513_2():
     end_window = next(
         i for i, s in enumerate(r.states) if s.step == Step.END and s.stage == Stage.PRIORITY
     )
-    r2 = play(m, ["cast(card=6)"], start=r.states[end_window])
+    r2 = play(m, ["cast(card=OMEN)"], start=r.states[end_window])
     fired = [
         s
         for s in r2.states
