@@ -32,7 +32,7 @@ from turnproof.checks.results import LoopExit, PropertyResult, Trace, TraceStep,
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Property
 from turnproof.model.rules import Action, Model
-from turnproof.model.schema import State
+from turnproof.model.schema import Leaf, State
 
 Progress = Callable[[int, int, int], None]
 """``progress(expanded, discovered, transitions)``, called every few thousand states."""
@@ -120,6 +120,53 @@ class Exploration:
         return g
 
 
+Act = tuple[int, Any, Callable[..., Any]]
+
+
+def dispatch_table(model: Model) -> tuple[int, dict[Any, list[Act]]]:
+    """The rule instances to try in a state, by the value of one field.
+
+    Rules that declare ``when`` on the most used such field are listed only under the values
+    they allow (their guard then holds by construction); every other rule instance is listed
+    under every value, and keeps its whole guard. Parameters are bound once
+    (``functools.partial`` is called at C speed), so the inner loop calls each positionally.
+    """
+    counts = Counter(a.rule.when[0] for a in model.actions if a.rule.when is not None)
+    key = counts.most_common(1)[0][0] if counts else model.schema.fields[0]
+    index = model.schema.fields.index(key)
+    domain = model.schema.domains[key]
+    values = list(domain.values()) if isinstance(domain, Leaf) else [None]
+    table: dict[Any, list[Act]] = {v: [] for v in values}
+    for a in model.actions:
+        when = a.rule.when
+        if when is not None and when[0] == key:
+            fn = partial(a.rule.fn, **dict(a.params)) if a.params else a.rule.fn
+            for v in when[1]:
+                table[v].append((a.index, a.rule, fn))
+            continue
+        fn = (
+            a.apply
+            if when is not None
+            else (partial(a.rule.fn, **dict(a.params)) if a.params else a.rule.fn)
+        )
+        for v in values:
+            table[v].append((a.index, a.rule, fn))
+    if not isinstance(domain, Leaf):  # never dispatch on a structured field
+        return 0, _AnyKey(table[None])
+    return index, table
+
+
+class _AnyKey(dict):  # type: ignore[type-arg]
+    """A table that gives every rule instance for any key."""
+
+    def __init__(self, acts: list[Act]) -> None:
+        super().__init__()
+        self.acts = acts
+
+    def __missing__(self, key: Any) -> list[Act]:
+        return self.acts
+
+
 def explore(
     model: Model,
     monitors: Sequence[Any] = (),
@@ -131,12 +178,7 @@ def explore(
     x = ConcreteOps()
     b = model.bounds
     start = time.perf_counter()
-    # Parameters are bound once (functools.partial is called at C speed), so the inner loop
-    # calls every rule instance positionally.
-    acts = [
-        (a.index, a.rule, partial(a.rule.fn, **dict(a.params)) if a.params else a.rule.fn)
-        for a in model.actions
-    ]
+    field_index, table = dispatch_table(model)
     terminal = model.ruleset.terminal
     mons = tuple(monitors)
     mcls = None
@@ -181,7 +223,7 @@ def explore(
         if terminal(s, x, b):
             i += 1  # the game is over here: terminal states are absorbing
             continue
-        for ai, r, fn in acts:
+        for ai, r, fn in table[s[field_index]]:
             try:
                 t = fn(s, x, b)
             except Disabled:

@@ -461,9 +461,9 @@ def _live(s: MtgState, b: Bounds) -> Term:
     "untap step: the active player's permanents untap, except those that don't untap during "
     "their controller's next untap step; nobody gets priority, and the upkeep begins (500.3)",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def untap(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.UNTAP)
     x.require(_live(s, b))
     a = active(s, b)
@@ -481,16 +481,20 @@ def untap(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 503.1",
     "upkeep begins: no turn-based action; the active player will receive priority",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def upkeep(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.UPKEEP)
     return _to_check(s, x, b)
 
 
-@rule("MTG 504.1", "draw step: the active player draws a card", kind=Kind.TURN_BASED)
+@rule(
+    "MTG 504.1",
+    "draw step: the active player draws a card",
+    kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
+)
 def draw_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.DRAW)
     return _to_check(draw(s, x, b, active(s, b)), x, b)
 
@@ -499,9 +503,9 @@ def draw_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 500.6",
     "a step with no turn-based action of its own begins; the active player will receive priority",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def plain_step_begins(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(
         _is(x, s.step, Step.MAIN1, Step.BEGIN_COMBAT, Step.BLOCKERS, Step.END_COMBAT, Step.MAIN2)
     )
@@ -514,9 +518,9 @@ def plain_step_begins(s: MtgState, x: Any, b: Bounds) -> MtgState:
     kind=Kind.CHOICE,
     decider=_ap,
     params={"attack": (0, 1)},
+    when={"stage": Stage.BEGIN},
 )
 def declare_attackers(s: MtgState, x: Any, b: Bounds, attack: int) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.ATTACKERS)
     a = active(s, b)
     can = x.Or(*(x.And(a == p, s.alive[p], x.Not(s.tapped[p])) for p in range(b.players)))
@@ -534,9 +538,9 @@ def declare_attackers(s: MtgState, x: Any, b: Bounds, attack: int) -> MtgState:
     "combat damage: the attacking creature and the defending player's creature deal 1 damage "
     "to each other",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def combat_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.DAMAGE)
     a = active(s, b)
     d = _next_player(a, b)  # the defending player (the next player in turn order)
@@ -569,9 +573,9 @@ def combat_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 513.1",
     "end step begins: 'at the beginning of the (next) end step' abilities trigger (603.2b, 603.7)",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def end_step_begins(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.END)
     a = active(s, b)
     t = fire(s, x, b, bool(b.end_trigger) and (a == 0), 0, Obj.T_END) if b.end_trigger else s
@@ -587,9 +591,9 @@ def end_step_begins(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "cleanup begins: 'next cleanup step' delayed triggers trigger; the active player discards "
     "down to maximum hand size",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
 )
 def cleanup_discard(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.CLEANUP)
     x.require(_live(s, b))
     a = active(s, b)
@@ -616,9 +620,9 @@ def cleanup_discard(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "cleanup: all damage is removed and 'until end of turn' and 'this turn' effects end, "
     "simultaneously",
     kind=Kind.TURN_BASED,
+    when={"stage": Stage.DAMAGE_REMOVAL},
 )
 def cleanup_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.DAMAGE_REMOVAL)
     n = b.players
     # Sarkhan stops being a creature and loses his marked damage in the same instant, so the
     # damage never counts against his loyalty (ET-07).
@@ -634,9 +638,9 @@ def cleanup_damage(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "state-based actions, all at once: creatures with lethal damage are destroyed (704.5g), "
     "a planeswalker with no loyalty goes to the graveyard (704.5i)",
     kind=Kind.STATE_BASED,
+    when={"stage": (Stage.CHECK, Stage.PROC_C)},
 )
 def sba(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(_is(x, s.stage, Stage.CHECK, Stage.PROC_C))
     x.require(_any_sba(s, x, b))
     alive, dmg = s.alive, s.dmg
     t = s
@@ -672,10 +676,10 @@ def _stacker(s: MtgState, x: Any, b: Bounds, i: int) -> Term:
     kind=Kind.TRIGGER,
     decider=_stacker,
     params={"i": lambda b: range(b.waiting)},
+    when={"stage": Stage.CHECK},
 )
 def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState:
     x.require(i < s.pending.length)
-    x.require(s.stage == Stage.CHECK)
     x.require(x.Not(_any_sba(s, x, b)))
     item = x.seq_get(s.pending, i)
     x.require(item.ctrl == _apnap_first(s, x, b))
@@ -691,9 +695,9 @@ def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState:
     "MTG 117.5",
     "no state-based action applies and no trigger waits: the player receives priority",
     kind=Kind.GAME,
+    when={"stage": Stage.CHECK},
 )
 def receive_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.CHECK)
     x.require(x.seq_is_empty(s.pending))
     x.require(x.Not(_any_sba(s, x, b)))
     # 514.3a: in cleanup, priority only if this cleanup step performed an SBA or stacked a trigger.
@@ -705,9 +709,9 @@ def receive_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 514.3",
     "cleanup with no SBA and no trigger: nobody receives priority, the step and the turn end",
     kind=Kind.GAME,
+    when={"stage": Stage.CHECK},
 )
 def cleanup_ends_turn(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.CHECK)
     x.require(s.step == Step.CLEANUP)
     x.require(x.Not(s.cl_prio))
     x.require(x.seq_is_empty(s.pending))
@@ -718,18 +722,14 @@ def cleanup_ends_turn(s: MtgState, x: Any, b: Bounds) -> MtgState:
 # -- priority: the choices of the player who has it --------------------------------------------
 
 
-def _has_priority(s: MtgState, x: Any) -> None:
-    x.require(s.stage == Stage.PRIORITY)
-
-
 @rule(
     "MTG 117.3d",
     "the player with priority passes; the next player in turn order would receive priority",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def pass_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 < b.players)
     return s.replace(stage=Stage.CHECK, prio=_next_player(s.prio, b), passes=s.passes + 1)
 
@@ -739,9 +739,9 @@ def pass_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "all players passed in succession: the top object of the stack resolves (405.5, 608.1)",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def pass_resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.Not(x.seq_is_empty(s.stack)))
     return s.replace(
@@ -764,16 +764,15 @@ def _next_step(s: MtgState, x: Any) -> Term:
     "all players passed in succession with an empty stack: the step ends (mana empties, 500.4)",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def pass_end_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
     return begin_step(end_step_effects(s, x, b), x, b, _next_step(s, x))
 
 
 def _may_cast(s: MtgState, x: Any, b: Bounds, what: Obj) -> None:
-    _has_priority(s, x)
     p = s.prio
     x.require(x.get(s.used, p) < b.actions)
     x.require(x.get(s.hand, p) > 0)
@@ -788,6 +787,7 @@ def _may_cast(s: MtgState, x: Any, b: Bounds, what: Obj) -> None:
     kind=Kind.CHOICE,
     decider=_prio,
     params={"card": lambda b: [c for c in INSTANTS if b[CARD_BOUND[c]]]},
+    when={"stage": Stage.PRIORITY},
 )
 def cast(s: MtgState, x: Any, b: Bounds, card: int) -> MtgState:
     _may_cast(s, x, b, Obj(card))
@@ -807,10 +807,10 @@ def cast(s: MtgState, x: Any, b: Bounds, card: int) -> MtgState:
     "and keeps priority (117.3c)",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def activate_sundial(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(bool(b.sundial))
-    _has_priority(s, x)
     p = s.prio
     x.require(p == active(s, b))
     x.require(x.get(s.used, p) < b.actions)
@@ -829,10 +829,10 @@ def activate_sundial(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "turn, once per turn); the loyalty is paid at once (602.2b), and they keep priority",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def activate_sarkhan(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(bool(b.sarkhan))
-    _has_priority(s, x)
     x.require(x.And(s.sark_here, x.Not(s.sark_used), s.prio == 0, active(s, b) == 0))
     x.require(_is(x, s.step, Step.MAIN1, Step.MAIN2))
     x.require(x.seq_is_empty(s.stack))
@@ -852,10 +852,10 @@ def activate_sarkhan(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "the player with priority activates a mana ability: it doesn't use the stack, and they keep priority",
     kind=Kind.CHOICE,
     decider=_prio,
+    when={"stage": Stage.PRIORITY},
 )
 def add_mana(s: MtgState, x: Any, b: Bounds) -> MtgState:
     x.require(b.mana > 0)
-    _has_priority(s, x)
     p = s.prio
     x.require(x.get(s.used, p) < b.actions)
     x.require(x.get(s.mana, p) < b.mana)
@@ -882,9 +882,9 @@ def _begin_process(s: MtgState, proc: Proc) -> MtgState:
     "MTG 608.2c",
     "the resolving object follows its instructions; anything that triggers meanwhile waits",
     kind=Kind.GAME,
+    when={"stage": Stage.RESOLVING},
 )
 def resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.RESOLVING)
     c = s.res.ctrl
     done = s.replace(stage=Stage.RESOLVED)
     opponent = _next_player(c, b)
@@ -934,9 +934,9 @@ def resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "the resolving object finishes resolving (to the graveyard, or it ceases to exist); the "
     "active player will receive priority (117.3b)",
     kind=Kind.GAME,
+    when={"stage": Stage.RESOLVED},
 )
 def finish_resolving(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.RESOLVED)
     return _to_check(s.replace(res=NO_ITEM), x, b)
 
 
@@ -957,9 +957,9 @@ def _exile_stack(s: MtgState, x: Any) -> MtgState:
     "MTG 724.1a",
     "ending the turn: triggers waiting from before the process cease to exist",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_A},
 )
 def end_turn_a(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_A)
     x.require(s.proc == Proc.END_TURN)
     return _forget_waiting(s, x)
 
@@ -968,9 +968,9 @@ def end_turn_a(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 724.1b",
     "ending the turn: every object on the stack is exiled, the resolving one too",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_B},
 )
 def end_turn_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_B)
     x.require(s.proc == Proc.END_TURN)
     return _exile_stack(s, x)
 
@@ -981,9 +981,9 @@ def end_turn_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "ends and the game skips to the cleanup step (a new one if it was the cleanup step); the end "
     "step and its triggers are skipped (724.1e)",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_C},
 )
 def end_turn_d(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_C)
     x.require(s.proc == Proc.END_TURN)
     x.require(x.Not(_any_sba(s, x, b)))
     in_combat = _is(x, s.step, *COMBAT_STEPS)
@@ -1000,9 +1000,9 @@ def end_turn_d(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 724.2a",
     "ending combat: triggers waiting from before the process cease to exist",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_A},
 )
 def end_combat_a(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_A)
     x.require(s.proc == Proc.END_COMBAT)
     return _forget_waiting(s, x)
 
@@ -1011,9 +1011,9 @@ def end_combat_a(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MTG 724.2b",
     "ending combat: every object on the stack is exiled, the resolving one too",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_B},
 )
 def end_combat_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_B)
     x.require(s.proc == Proc.END_COMBAT)
     return _exile_stack(s, x)
 
@@ -1024,9 +1024,9 @@ def end_combat_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "'until end of combat' effects end, and the next main phase begins; 'at end of combat' "
     "abilities don't trigger (724.2e)",
     kind=Kind.GAME,
+    when={"stage": Stage.PROC_C},
 )
 def end_combat_d(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_C)
     x.require(s.proc == Proc.END_COMBAT)
     x.require(x.Not(_any_sba(s, x, b)))
     t = s.replace(mana=(0,) * b.players, brace=0, attacking=False, proc=Proc.NONE)
@@ -1345,9 +1345,9 @@ PROPERTIES = (
     "MUTANT: damage is removed but 'until end of turn' effects do not end",
     kind=Kind.TURN_BASED,
     name="cleanup_damage",
+    when={"stage": Stage.DAMAGE_REMOVAL},
 )
 def _m_keep_eot(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.DAMAGE_REMOVAL)
     return s.replace(dmg=(0,) * b.players, stage=Stage.CHECK, prio=active(s, b), passes=0)
 
 
@@ -1356,9 +1356,9 @@ def _m_keep_eot(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MUTANT: ending the turn skips the cleanup step and goes to the next turn",
     kind=Kind.GAME,
     name="end_turn_d",
+    when={"stage": Stage.PROC_C},
 )
 def _m_end_turn_no_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_C)
     x.require(s.proc == Proc.END_TURN)
     x.require(x.Not(_any_sba(s, x, b)))
     t = s.replace(mana=(0,) * b.players, brace=0, attacking=False)
@@ -1370,9 +1370,9 @@ def _m_end_turn_no_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MUTANT: ending the turn goes to the end step instead of the cleanup step",
     kind=Kind.GAME,
     name="end_turn_d",
+    when={"stage": Stage.PROC_C},
 )
 def _m_end_turn_to_end_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_C)
     x.require(s.proc == Proc.END_TURN)
     x.require(x.Not(_any_sba(s, x, b)))
     t = s.replace(mana=(0,) * b.players, attacking=False, proc=Proc.NONE)
@@ -1384,9 +1384,9 @@ def _m_end_turn_to_end_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MUTANT: waiting triggers survive the end-the-turn process",
     kind=Kind.GAME,
     name="end_turn_a",
+    when={"stage": Stage.PROC_A},
 )
 def _m_keep_waiting(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_A)
     x.require(s.proc == Proc.END_TURN)
     return s.replace(stage=Stage.PROC_B)
 
@@ -1396,9 +1396,9 @@ def _m_keep_waiting(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MUTANT: only the resolving object is exiled; the stack stays",
     kind=Kind.GAME,
     name="end_turn_b",
+    when={"stage": Stage.PROC_B},
 )
 def _m_keep_stack(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.PROC_B)
     x.require(s.proc == Proc.END_TURN)
     return s.replace(res=NO_ITEM, stage=Stage.PROC_C)
 
@@ -1411,10 +1411,10 @@ def _m_keep_stack(s: MtgState, x: Any, b: Bounds) -> MtgState:
     decider=_stacker,
     params={"i": lambda b: range(b.waiting)},
     name="stack_trigger",
+    when={"stage": (Stage.CHECK, Stage.RESOLVED)},
 )
 def _m_stack_while_resolving(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState:
     x.require(i < s.pending.length)
-    x.require(_is(x, s.stage, Stage.CHECK, Stage.RESOLVED))
     x.require(x.Not(_any_sba(s, x, b)))
     item = x.seq_get(s.pending, i)
     x.require(item.ctrl == _apnap_first(s, x, b))
@@ -1433,10 +1433,10 @@ def _m_stack_while_resolving(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState
     decider=_stacker,
     params={"i": lambda b: range(b.waiting)},
     name="stack_trigger",
+    when={"stage": Stage.CHECK},
 )
 def _m_napap(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState:
     x.require(i < s.pending.length)
-    x.require(s.stage == Stage.CHECK)
     x.require(x.Not(_any_sba(s, x, b)))
     item = x.seq_get(s.pending, i)
     a = active(s, b)
@@ -1456,9 +1456,9 @@ def _m_napap(s: MtgState, x: Any, b: Bounds, i: int) -> MtgState:
     kind=Kind.CHOICE,
     decider=_prio,
     name="pass_resolve",
+    when={"stage": Stage.PRIORITY},
 )
 def _m_bottom_resolves(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.Not(x.seq_is_empty(s.stack)))
     return s.replace(
@@ -1475,9 +1475,9 @@ def _m_bottom_resolves(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "MUTANT: the active player always receives priority in cleanup",
     kind=Kind.GAME,
     name="receive_priority",
+    when={"stage": Stage.CHECK},
 )
 def _m_cleanup_always_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.CHECK)
     x.require(x.seq_is_empty(s.pending))
     x.require(x.Not(_any_sba(s, x, b)))
     return s.replace(stage=Stage.PRIORITY)
@@ -1489,9 +1489,9 @@ def _m_cleanup_always_priority(s: MtgState, x: Any, b: Bounds) -> MtgState:
     kind=Kind.CHOICE,
     decider=_prio,
     name="pass_end_step",
+    when={"stage": Stage.PRIORITY},
 )
 def _m_no_second_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
     t = end_step_effects(s, x, b)
@@ -1504,9 +1504,9 @@ def _m_no_second_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     kind=Kind.CHOICE,
     decider=_prio,
     name="pass_end_step",
+    when={"stage": Stage.PRIORITY},
 )
 def _m_first_pass_ends_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(x.seq_is_empty(s.stack))
     t = end_step_effects(s, x, b)
     return begin_step(t, x, b, _next_step(s, x))
@@ -1518,9 +1518,9 @@ def _m_first_pass_ends_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
     kind=Kind.CHOICE,
     decider=_prio,
     name="pass_end_step",
+    when={"stage": Stage.PRIORITY},
 )
 def _m_mana_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
     leaving = s.step == Step.END_COMBAT
@@ -1534,9 +1534,9 @@ def _m_mana_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
     kind=Kind.CHOICE,
     decider=_prio,
     name="pass_end_step",
+    when={"stage": Stage.PRIORITY},
 )
 def _m_brace_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    _has_priority(s, x)
     x.require(s.passes + 1 == b.players)
     x.require(x.seq_is_empty(s.stack))
     t = s.replace(
@@ -1551,9 +1551,9 @@ def _m_brace_stays(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "each turn (a card that keeps creating triggers)",
     kind=Kind.TURN_BASED,
     name="cleanup_discard",
+    when={"stage": Stage.BEGIN},
 )
 def _v_rielle_every_time(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.BEGIN)
     x.require(s.step == Step.CLEANUP)
     x.require(_live(s, b))
     a = active(s, b)
@@ -1580,9 +1580,9 @@ def _v_rielle_every_time(s: MtgState, x: Any, b: Bounds) -> MtgState:
     "planeswalker removes loyalty",
     kind=Kind.TURN_BASED,
     name="cleanup_damage",
+    when={"stage": Stage.DAMAGE_REMOVAL},
 )
 def _m_damage_after_animation(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.stage == Stage.DAMAGE_REMOVAL)
     n = b.players
     left = x.Max(s.sark_loyalty - s.sark_dmg, 0)
     t = s.replace(dmg=(0,) * n, pump=(0,) * n, silence=0, sark_anim=False, sark_dmg=0)

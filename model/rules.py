@@ -57,6 +57,7 @@ class Rule:
     kind: Kind = Kind.GAME
     params: tuple[tuple[str, ParamDomain], ...] = field(default=(), compare=False)
     decider: Decider | None = field(default=None, repr=False, compare=False)
+    when: tuple[str, tuple[int, ...]] | None = field(default=None, compare=False)
 
     @property
     def is_automatic(self) -> bool:
@@ -69,7 +70,7 @@ class Rule:
             code = inspect.getsource(self.fn)
         except (OSError, TypeError):
             code = self.fn.__qualname__
-        text = f"{self.name}|{self.citation}|{self.summary}|{self.kind.value}|{code}"
+        text = f"{self.name}|{self.citation}|{self.summary}|{self.kind.value}|{self.when}|{code}"
         return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -81,10 +82,25 @@ def rule(
     params: Mapping[str, ParamDomain] | None = None,
     decider: Decider | None = None,
     name: str | None = None,
+    when: Mapping[str, int | Sequence[int]] | None = None,
 ) -> Callable[[RuleFn], Rule]:
-    """Declare a rule. ``decider(s, x, b, **params)`` returns the player who decides."""
+    """Declare a rule. ``decider(s, x, b, **params)`` returns the player who decides.
+
+    ``when={"stage": Stage.PRIORITY}`` (one field, one value or several) is part of the rule's
+    guard: the rule applies only when that field has one of those values. Both engines enforce
+    it (through :meth:`Action.apply`); the explicit engine also uses it to skip, in each state,
+    the rules that cannot apply there.
+    """
     if kind is Kind.CHOICE and decider is None:
         raise AmendmentError(f"{citation}: a player's choice must name its decider")
+
+    guard: tuple[str, tuple[int, ...]] | None = None
+    if when:
+        if len(when) != 1:
+            raise AmendmentError(f"{citation}: 'when' names exactly one field, got {list(when)}")
+        ((key, values),) = when.items()
+        vals = (values,) if isinstance(values, int) else tuple(values)
+        guard = (key, tuple(int(v) for v in vals))
 
     def wrap(fn: RuleFn) -> Rule:
         return Rule(
@@ -95,6 +111,7 @@ def rule(
             kind=kind,
             params=tuple((params or {}).items()),
             decider=decider,
+            when=guard,
         )
 
     return wrap
@@ -381,6 +398,10 @@ class Action:
         )
 
     def apply(self, s: State, x: Any, b: Bounds) -> Any:
+        when = self.rule.when
+        if when is not None:
+            value = getattr(s, when[0])
+            x.require(x.Or(*(value == v for v in when[1])))
         return self.rule.fn(s, x, b, **dict(self.params))
 
     def decider(self, s: State, x: Any, b: Bounds) -> Term | None:
