@@ -30,7 +30,7 @@ from typing import Any
 import networkx as nx
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, TraceStep, Verdict
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
-from turnproof.model.properties import Property
+from turnproof.model.properties import Property, monitor_class
 from turnproof.model.rules import Action, Model
 from turnproof.model.schema import Leaf, State
 
@@ -141,8 +141,8 @@ def dispatch_table(model: Model) -> tuple[int, dict[Any, list[Act]]]:
         when = a.rule.when
         if when is not None and when[0] == key:
             fn = partial(a.rule.fn, **dict(a.params)) if a.params else a.rule.fn
-            for v in when[1]:
-                table[v].append((a.index, a.rule, fn))
+            for allowed in when[1]:
+                table[allowed].append((a.index, a.rule, fn))
             continue
         fn = (
             a.apply
@@ -156,7 +156,7 @@ def dispatch_table(model: Model) -> tuple[int, dict[Any, list[Act]]]:
     return index, table
 
 
-class _AnyKey(dict):  # type: ignore[type-arg]
+class _AnyKey(dict[Any, list[Act]]):
     """A table that gives every rule instance for any key."""
 
     def __init__(self, acts: list[Act]) -> None:
@@ -183,9 +183,7 @@ def explore(
     mons = tuple(monitors)
     mcls = None
     if mons:
-        from turnproof.model.properties import _monitor_class
-
-        mcls = _monitor_class(tuple(m.name for m in mons))
+        mcls = monitor_class(tuple(m.name for m in mons))
 
     nodes: list[Any] = []
     index: dict[Any, int] = {}
@@ -205,7 +203,7 @@ def explore(
     n_initial = len(nodes)
 
     max_states = limits.max_states
-    state_cap = max_states if max_states is not None else float("inf")
+    state_cap: float = max_states if max_states is not None else float("inf")
     lookup, add_node, add_parent = index.get, nodes.append, parent.append
     add_src, add_dst, add_act = src.append, dst.append, act.append
     deadline = None if limits.max_seconds is None else start + limits.max_seconds
@@ -566,11 +564,11 @@ def check_properties(
     """Check ``properties`` on ``model``: one shared exploration for the properties without
     monitors, and one product exploration with every monitor (by name) for those with monitors.
     Results keep the given order."""
-    monitors: dict[str, Any] = {}
+    by_name: dict[str, Any] = {}
     for p in properties:
         for mon in p.monitors:
-            monitors.setdefault(mon.name, mon)
-    product = tuple(monitors[n] for n in sorted(monitors))
+            by_name.setdefault(mon.name, mon)
+    product = tuple(by_name[n] for n in sorted(by_name))
     groups: dict[tuple[Any, ...], list[Property]] = {}
     for p in properties:
         groups.setdefault(product if p.monitors else (), []).append(p)

@@ -71,7 +71,9 @@ class Trace:
     initial: dict[str, Any]
     steps: tuple[TraceStep, ...]
     loop_start: int | None = None
-    exits: tuple[LoopExit, ...] = ()
+    # Ways out of the loop; None when the engine did not compute them (an empty tuple means it
+    # did, and found none: every step of the loop is forced).
+    exits: tuple[LoopExit, ...] | None = ()
     final: dict[str, Any] | None = None
 
     def __len__(self) -> int:
@@ -84,8 +86,12 @@ class Trace:
         }
         if self.loop_start is not None:
             out["loop_start"] = self.loop_start
-            out["loop_exits"] = [e.to_json() for e in self.exits]
+            out["loop_exits"] = _exits_json(self.exits)
         return out
+
+
+def _exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | None:
+    return None if exits is None else [e.to_json() for e in exits]
 
 
 @dataclass
@@ -150,7 +156,7 @@ class PropertyResult:
             out["trace_initial"] = self.trace.initial
             if self.trace.loop_start is not None:
                 out["loop_start"] = self.trace.loop_start
-                out["loop_exits"] = [e.to_json() for e in self.trace.exits]
+                out["loop_exits"] = _exits_json(self.trace.exits)
         return out
 
 
@@ -165,12 +171,28 @@ class CheckReport:
 
     @property
     def exit_code(self) -> int:
-        """0 all as expected; 1 a property failed its expectation; 3 a verdict is UNKNOWN."""
-        if any(not r.meets_expectation and r.verdict is not Verdict.UNKNOWN for r in self.results):
-            return 1
-        if any(r.verdict is Verdict.UNKNOWN for r in self.results):
-            return 3
-        return 0
+        """0 every property met its expectation; 1 one did not; 3 one has only UNKNOWN verdicts.
+
+        With two engines a property is judged on its best justified verdict: a symbolic UNKNOWN
+        does not undo an explicit EXHAUSTIVE (the table still shows both rows, with the reason).
+        A property fails when the engines disagree (an ``engines-agree`` result), when any engine
+        finds it vacuous, or when no engine's verdict meets its expectation and some engine
+        reached a verdict; it is unknown when every engine said UNKNOWN.
+        """
+        by_name: dict[str, list[PropertyResult]] = {}
+        for r in self.results:
+            by_name.setdefault(r.name, []).append(r)
+        failed = unknown = False
+        for results in by_name.values():
+            if any(r.kind == "engines-agree" or r.vacuous for r in results):
+                failed = True
+            elif any(r.meets_expectation for r in results):
+                continue
+            elif all(r.verdict is Verdict.UNKNOWN for r in results):
+                unknown = True
+            else:
+                failed = True
+        return 1 if failed else 3 if unknown else 0
 
     def to_json(self) -> dict[str, Any]:
         return {

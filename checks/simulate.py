@@ -69,7 +69,9 @@ def play(
     x = ConcreteOps()
     s = start if start is not None else model.initial_states()[0]
     todo = list(script)
-    states, steps, actions = [s], [], []
+    states: list[State] = [s]
+    steps: list[TraceStep] = []
+    actions: list[Action] = []
     for _ in range(max_steps):
         if model.is_terminal(s, x):
             break

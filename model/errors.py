@@ -24,14 +24,24 @@ def choices_text(valid: Iterable[str]) -> str:
 class UnknownNameError(TurnproofError):
     """A name (property, rule, rule set, mutant, variant, card) that does not exist."""
 
-    def __init__(self, what: str, name: str, valid: Iterable[str], where: str = "") -> None:
+    def __init__(
+        self, what: str, name: str, valid: Iterable[str], where: str = "", plural: str = ""
+    ) -> None:
         self.what = what
         self.name = name
         self.valid = sorted(set(valid))
         prefix = f"{where}: " if where else ""
+        plural = plural or _plural(what)
         super().__init__(
-            f"{prefix}unknown {what} {name!r}; valid {what}s: {choices_text(self.valid)}"
+            f"{prefix}unknown {what} {name!r}; valid {plural}: {choices_text(self.valid)}"
         )
+
+
+def _plural(word: str) -> str:
+    """'property' -> 'properties', 'bound' -> 'bounds', 'rule set' -> 'rule sets'."""
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
 
 
 class BoundsError(TurnproofError):

@@ -442,10 +442,12 @@ def _to_check(s: MtgState, x: Any, b: Bounds) -> MtgState:
 
 
 def _prio(s: MtgState, x: Any, b: Bounds, **_: Any) -> Term:
+    """the player with priority"""
     return s.prio
 
 
 def _ap(s: MtgState, x: Any, b: Bounds, **_: Any) -> Term:
+    """the active player"""
     return active(s, b)
 
 
@@ -667,6 +669,7 @@ def _apnap_first(s: MtgState, x: Any, b: Bounds) -> Term:
 
 
 def _stacker(s: MtgState, x: Any, b: Bounds, i: int) -> Term:
+    """the trigger's controller"""
     return x.seq_get(s.pending, i).ctrl
 
 

@@ -27,10 +27,11 @@ fails its expectation.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any
 
 from turnproof.model.rules import Amendment
 from turnproof.model.schema import Leaf
@@ -78,18 +79,20 @@ class Property:
         """The NamedTuple class that holds this property's monitor values (None if it has none)."""
         if not self.monitors:
             return None
-        return _monitor_class(tuple(m.name for m in self.monitors))
+        return monitor_class(tuple(m.name for m in self.monitors))
 
 
 _MONITOR_CLASSES: dict[tuple[str, ...], type[tuple[Any, ...]]] = {}
 
 
-def _monitor_class(names: tuple[str, ...]) -> type[tuple[Any, ...]]:
-    cls = _MONITOR_CLASSES.get(names)
-    if cls is None:
-        cls = NamedTuple("Monitors", [(n, Any) for n in names])  # type: ignore[misc]
-        _MONITOR_CLASSES[names] = cls
-    return cls
+def monitor_class(names: tuple[str, ...]) -> type[tuple[Any, ...]]:
+    """The NamedTuple class holding monitor values with these names (one class per name set)."""
+    if names not in _MONITOR_CLASSES:
+        _MONITOR_CLASSES[names] = namedtuple("Monitors", names)  # noqa: PYI024
+    return _MONITOR_CLASSES[names]
+
+
+_monitor_class = monitor_class  # the name the symbolic engine imported first
 
 
 def always(name: str, description: str, pred: Callable[..., Any], **kw: Any) -> Property:

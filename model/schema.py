@@ -56,7 +56,7 @@ class Seq(NamedTuple):
 _MISSING = object()
 
 
-class State(tuple):  # type: ignore[type-arg]
+class State(tuple):
     """Base of every rule set's state: an immutable tuple with named, typed-by-schema fields.
 
     Subclasses declare their fields as annotations, in order. ``make`` builds a value from
@@ -391,7 +391,7 @@ class Schema:
 
 def make_record(name: str, fields: Sequence[str]) -> type[tuple[Any, ...]]:
     """A NamedTuple class for record domains (kept for rule sets built from data)."""
-    return NamedTuple(name, [(f, Any) for f in fields])  # type: ignore[misc, return-value]
+    return NamedTuple(name, [(f, Any) for f in fields])  # type: ignore[return-value]
 
 
 DomainFactory = Callable[..., Domain]

@@ -250,7 +250,7 @@ def render_result(
         lines.append("")
         # Only the explicit engine records a loop's ways out (results.Trace cannot yet say
         # "not computed"), so an empty list from another engine is not a mandatory loop.
-        exits_known = r.engine == "explicit" or bool(r.trace.exits)
+        exits_known = r.trace.exits is not None
         story = render_trace(r.trace, exits_known)
         lines.extend("  " + ln if ln else "" for ln in story.splitlines())
         if replay:

@@ -111,7 +111,7 @@ def sample_report() -> CheckReport:
             kind="terminates",
             engine="symbolic",
             states=0,
-            trace=Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1),
+            trace=Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1, exits=None),
         ),
         result(
             "stack-can-fill",
