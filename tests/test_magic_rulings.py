@@ -193,3 +193,43 @@ def test_et07_sarkhan_and_sundial():
     assert before.sark_anim and before.sark_dmg == 1
     assert not after.sark_anim and after.sark_dmg == 0 and after.sark_loyalty == 5
     assert r2.final.sark_here and r2.final.sark_loyalty == 5 and not r2.final.sark_anim
+
+
+def test_sg12_doesnt_untap_during_its_controllers_next_untap_step():
+    # Player 0 taps player 1's creature with "it doesn't untap during its controller's next
+    # untap step": it stays tapped through player 1's next untap step, then untaps normally.
+    m = Model(MAGIC, {**NO_CARDS, "turns": 4, "actions": 1, "freeze": 1})
+    r = play(m, ["cast(card=FREEZE)"])
+    after_untap = {}  # turn -> the state right after that turn's untap step
+    for prev, s in zip(r.states, r.states[1:]):
+        if prev.step == Step.UNTAP and prev.stage == Stage.BEGIN and prev.turn < 4:
+            after_untap[prev.turn] = s
+    assert after_untap[1].tapped[1] and not after_untap[1].frozen[1]  # player 1's next untap
+    assert not after_untap[3].tapped[1]  # the one after: untaps as normal
+
+
+def test_724_2_ending_the_combat_phase():
+    # An 'until end of combat' effect, then Mandate of Peace: combat ends at once, the effect
+    # ends, the game goes on to the second main phase, and no end of combat step happens.
+    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 2, "brace": 1, "mandate": 1, "hand0": 7})
+    # Brace resolves first (player 0 passes, player 1 passes), then player 0 casts Mandate.
+    r = play(m, ["cast(card=BRACE)", "pass_priority", "pass_resolve", "cast(card=MANDATE)"])
+    cites = r.citations()
+    d = cites.index("MTG 724.2d")
+    before, after = r.states[d], r.states[d + 1]
+    assert before.brace == 1 and before.step == Step.BEGIN_COMBAT
+    assert after.brace == 0 and after.step == Step.MAIN2 and after.stage == Stage.BEGIN
+    assert not any(s.step == Step.END_COMBAT for s in r.states[d:])
+    assert cites[d - 2 : d] == ["MTG 724.2a", "MTG 724.2b"]
+
+
+def test_724_2b_mandate_in_response_exiles_the_spell_below_it():
+    # The caster keeps priority (117.3c): Mandate cast in response resolves first, and ending
+    # the combat phase exiles the Brace spell still on the stack, so its effect never begins.
+    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 2, "brace": 1, "mandate": 1, "hand0": 7})
+    r = play(m, ["cast(card=BRACE)", "cast(card=MANDATE)"])
+    cites = r.citations()
+    b = cites.index("MTG 724.2b")
+    assert [it.what for it in r.states[b].stack.slots[: r.states[b].stack.length]] == [Obj.BRACE]
+    assert r.states[b + 1].stack.length == 0
+    assert all(s.brace == 0 for s in r.states)
