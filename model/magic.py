@@ -28,8 +28,10 @@ What is modelled, with the rules each part follows:
 * ending the turn (724.1a-f), including during cleanup (a new cleanup step), and ending the
   combat phase (724.2).
 
-Abstractions: cards are their abilities and counters; there are no mana costs; each player's
-hand is a number of cards; each player has one creature with toughness 2 (plus one per "until
+Abstractions: cards are their abilities and counters; there are no costs (no mana costs, and
+Sundial's {T} is folded into the per-turn action budget); each player's hand is a number of
+cards; the first modelled turn is a turn in the middle of a game (so the first player's skipped
+draw of 103.8a does not apply); there is no first-strike damage step and no extra turn; each player has one creature with toughness 2 (plus one per "until
 end of turn" pump); players may take at most ``actions`` non-pass actions per turn (a bound).
 The cards in play are chosen with 0/1 setup bounds (``tutelage``, ``rielle`` ...), so a
 scenario can name exactly the interaction it asks about.
