@@ -269,6 +269,20 @@ def explore(
     )
 
 
+def rule_coverage(ex: Exploration) -> dict[str, int]:
+    """How many explored transitions each rule produced, by rule name, in the rule set's order.
+
+    A rule at 0 never applied within the bounds: its card is not in the game, or the rule (or
+    the model around it) is wrong. Reports list such rules so that a verdict is never read as
+    covering behaviour that was never exercised.
+    """
+    counts: Counter[int] = Counter(ex.act)
+    out = {r.name: 0 for r in ex.model.ruleset.rules}
+    for a in ex.model.actions:
+        out[a.rule.name] += counts.get(a.index, 0)
+    return out
+
+
 # -- traces -----------------------------------------------------------------------------------
 
 

@@ -168,6 +168,12 @@ class CheckReport:
     bounds: dict[str, int]
     results: list[PropertyResult]
     engines: list[str]
+    # Transitions per rule in the explicit exploration (rule name -> count); empty when the
+    # explicit engine did not run. A rule at 0 never applied within the bounds.
+    coverage: dict[str, int] = field(default_factory=dict)
+
+    def rules_never_fired(self) -> list[str]:
+        return [name for name, n in self.coverage.items() if n == 0]
 
     @property
     def exit_code(self) -> int:
@@ -201,5 +207,6 @@ class CheckReport:
             "bounds": self.bounds,
             "engines": self.engines,
             "properties": [r.to_json() for r in self.results],
+            "coverage": dict(self.coverage),
             "exit_code": self.exit_code,
         }

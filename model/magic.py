@@ -142,6 +142,7 @@ class Obj(IntEnum):
     T_WAYLAY = 15  # the delayed "next cleanup step" trigger
     T_DIES = 16  # whenever a creature dies
     SARKHAN = 17  # Sarkhan's +1: until end of turn, a 4/4 indestructible haste Dragon creature
+    SHOCK = 18  # an instant: 2 damage to the opponent's creature
 
 
 INSTANTS = (
@@ -154,6 +155,7 @@ INSTANTS = (
     Obj.WAYLAY,
     Obj.UNDOING,
     Obj.MANDATE,
+    Obj.SHOCK,
 )
 COMBAT_STEPS = (Step.BEGIN_COMBAT, Step.ATTACKERS, Step.BLOCKERS, Step.DAMAGE, Step.END_COMBAT)
 
@@ -169,6 +171,7 @@ CARD_BOUND = {
     Obj.UNDOING: "undoing",
     Obj.MANDATE: "mandate",
     Obj.SUNDIAL: "sundial",
+    Obj.SHOCK: "shock",
 }
 
 
@@ -233,6 +236,7 @@ BOUNDS = (
     BoundSpec("mana", 1, 0, 3, "the most unspent mana a player can have"),
     # the cards in play (0 absent, 1 present)
     BoundSpec("pump", 1, 0, 1, "card: an instant, +1/+1 until end of turn"),
+    BoundSpec("shock", 1, 0, 1, "card: an instant, 2 damage to the opponent's creature"),
     BoundSpec("silence", 0, 0, 1, "card: an instant with a 'this turn' effect"),
     BoundSpec("brace", 1, 0, 1, "card: an instant with an 'until end of combat' effect"),
     BoundSpec("claim", 0, 0, 1, "card: an instant with an indefinite effect"),
@@ -900,6 +904,13 @@ def resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
             tapped=x.set(s.tapped, opponent, True), frozen=x.set(s.frozen, opponent, True)
         )
 
+    def shock() -> MtgState:
+        # Damage is marked on the creature (120.3e); lethal damage is an SBA (704.5g).
+        hit = x.get(s.alive, opponent)
+        now = x.get(s.dmg, opponent)
+        x.within(x.Or(x.Not(hit), now + 2 <= b.damage), "damage")
+        return done.replace(dmg=x.set(s.dmg, opponent, x.If(hit, now + 2, now)))
+
     def undoing() -> MtgState:
         # Day's Undoing: each player's hand becomes seven cards (drawing triggers Tutelage for
         # each card drawn), then, on the caster's turn, the turn ends (724.1).
@@ -917,6 +928,7 @@ def resolve(s: MtgState, x: Any, b: Bounds) -> MtgState:
         Obj.BRACE: lambda: done.replace(brace=_bump(x, s.brace, b.effects)),
         Obj.CLAIM: lambda: done.replace(claim=_bump(x, s.claim, b.effects)),
         Obj.FREEZE: freeze,
+        Obj.SHOCK: shock,
         Obj.OMEN: lambda: done.replace(omen=x.set(s.omen, c, True)),
         Obj.WAYLAY: lambda: done.replace(
             tokens=x.set(s.tokens, c, True), waylay=x.set(s.waylay, c, True)

@@ -22,6 +22,8 @@ NO_CARDS = {
     "end_trigger": 0,
     "tutelage": 0,
     "mana": 0,
+    "shock": 0,
+    "sarkhan": 0,
 }
 
 
