@@ -46,7 +46,7 @@ from turnproof.checks.bmc import (
     violation_target,
 )
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, Verdict
-from turnproof.checks.symbolic import Encoding, concrete_moves, result
+from turnproof.checks.symbolic import BoundsOutcome, Encoding, concrete_moves, result
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Property
 from turnproof.model.rules import Model
@@ -267,19 +267,22 @@ def check_property(
     timeout_s: float,
     max_depth: int,
     enc: Encoding | None = None,
+    antecedent_reached: bool = False,
 ) -> PropertyResult:
-    """One property on the symbolic engine (the caller times it)."""
+    """One property on the symbolic engine (the caller times it). ``antecedent_reached``: another
+    engine already found a reachable state that satisfies the property's antecedent, so it is
+    not searched for again."""
     enc = enc or Encoding(model, prop.monitors)
     deadline = Deadline(timeout_s)
+    vacuity = prop.antecedent if not antecedent_reached else None
     if prop.kind in ("always", "step"):
         assert prop.pred is not None
         target = (violation_target if prop.kind == "always" else step_violation_target)(
             enc, prop.pred
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
-        return _safety_result(
-            model, prop, decide(q, max_depth=max_depth, deadline=deadline), deadline, enc, max_depth
-        )
+        answer = decide(q, max_depth=max_depth, deadline=deadline)
+        return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
     if prop.kind == "reachable":
         assert prop.pred is not None
         return _reach_result(model, prop, enc, deadline, max_depth)
@@ -288,13 +291,18 @@ def check_property(
     from turnproof.checks.consistency import consistency_query
 
     q = consistency_query(enc, prop.kind)
-    return _safety_result(
-        model, prop, decide(q, max_depth=max_depth, deadline=deadline), deadline, enc, max_depth
-    )
+    answer = decide(q, max_depth=max_depth, deadline=deadline)
+    return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
 
 
 def _safety_result(
-    model: Model, prop: Property, answer: Answer, deadline: Deadline, enc: Encoding, max_depth: int
+    model: Model,
+    prop: Property,
+    answer: Answer,
+    deadline: Deadline,
+    enc: Encoding,
+    max_depth: int,
+    antecedent: Callable[..., Any] | None,
 ) -> PropertyResult:
     if answer.status == "unsafe":
         if answer.trace is None:
@@ -315,8 +323,8 @@ def _safety_result(
         certificate=answer.certificate,
         holds_for=holds_for(model, answer),
     )
-    if prop.antecedent is not None:
-        _mark_vacuity(r, enc, prop.antecedent, deadline, max_depth)
+    if antecedent is not None:
+        _mark_vacuity(r, enc, antecedent, deadline, max_depth)
     return r
 
 
@@ -606,3 +614,54 @@ def loop_exits(enc: Encoding, found: BmcOutcome, region: Callable[..., Any]) -> 
             d = a.decider(s, x, b)
             exits.append(LoopExit(pos, None if d is None else int(d), a.rule.citation, a.label))
     return exits
+
+
+# -- bounds ---------------------------------------------------------------------------------------
+
+
+def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> BoundsOutcome:
+    """Which declared bounds (``x.within`` guards) cut a transition from a reachable state that
+    is not terminal: a bounded search finds the shallowest such state for each bound (one
+    unrolling for all of them), and Spacer is asked to prove the others never cut."""
+    from turnproof.checks.symbolic import to_bool
+
+    deadline = Deadline(timeout_s)
+    x = enc.ops()
+
+    def cut(bound: str) -> Target:
+        def target(k: int) -> Any:
+            live = z3.Not(to_bool(enc.model.is_terminal(enc.state(k), x)))
+            return z3.And(live, enc.cut(k, bound))
+
+        return target
+
+    remaining = enc.bound_names()
+    reached: dict[str, int] = {}
+    unrolling = Unrolling(enc)
+    reasons: list[str] = []
+    k = 0
+    while remaining and k <= max_depth:
+        if deadline.expired():
+            reasons.append(f"time budget spent; no cut within {k - 1} steps")
+            break
+        answer, zm = unrolling.check_at(k, z3.Or(*(cut(b)(k) for b in remaining)), deadline)
+        if answer == z3.sat:
+            hit = [b for b in remaining if z3.is_true(zm.eval(cut(b)(k), model_completion=True))]
+            reached.update((b, k) for b in hit)
+            remaining = [b for b in remaining if b not in hit]
+            continue
+        if answer != z3.unsat:
+            reasons.append(f"Z3 unknown at depth {k}: {unrolling.solver.reason_unknown()}")
+            break
+        k += 1
+    unreached: list[str] = []
+    undecided: list[str] = []
+    for i, bound in enumerate(remaining):
+        share = Deadline(max(deadline.left() / (len(remaining) - i), 0.001))
+        answer = spacer(Query(enc, cut(bound), 0), share)
+        if answer.status == "safe":
+            unreached.append(bound)
+        else:
+            undecided.append(bound)
+            reasons.append(f"{bound}: {answer.reason}")
+    return BoundsOutcome(reached, unreached, undecided, "; ".join(reasons))

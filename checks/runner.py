@@ -163,11 +163,15 @@ def _call_engine(
     properties: Sequence[Property],
     limits: Limits | None,
     progress: Progress | None,
+    antecedents_reached: set[str] | None = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
-    them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``."""
+    them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
+    the names of the properties whose antecedent another engine already reached."""
     params = inspect.signature(fn).parameters
     kwargs: dict[str, Any] = {}
+    if antecedents_reached is not None and "antecedents_reached" in params:
+        kwargs["antecedents_reached"] = antecedents_reached
     if "limits" in params:
         kwargs["limits"] = limits
     elif "timeout_s" in params and limits is not None and limits.max_seconds is not None:
@@ -175,6 +179,22 @@ def _call_engine(
     if "progress" in params:
         kwargs["progress"] = progress
     return list(fn(model, list(properties), **kwargs))
+
+
+def antecedents_reached(
+    properties: Sequence[Property], results: Sequence[PropertyResult]
+) -> set[str]:
+    """The properties with an antecedent that the explicit engine found reachable (it checks
+    antecedents of the properties it does not find violated, with ``find_state``): the
+    symbolic engine need not search for those antecedents again."""
+    has_antecedent = {p.name for p in properties if p.antecedent is not None}
+    return {
+        r.name
+        for r in results
+        if r.name in has_antecedent
+        and not r.vacuous
+        and r.verdict in (Verdict.EXHAUSTIVE, Verdict.VIOLATED)
+    }
 
 
 def find_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
@@ -238,8 +258,11 @@ def run_check(
             )
             continue
         fn = load_symbolic().check_properties
+        reached = None
+        if "explicit" in per_engine:
+            reached = antecedents_reached(properties, per_engine["explicit"])
         try:
-            per_engine[engine] = _call_engine(fn, model, properties, limits, progress)
+            per_engine[engine] = _call_engine(fn, model, properties, limits, progress, reached)
         except ImportError as exc:  # a part of the engine (a solver back end) is missing
             raise EngineUnavailableError(
                 f"the symbolic engine is not available ({exc}); use --engine explicit"

@@ -657,21 +657,122 @@ def check_properties(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    antecedents_reached: Iterable[str] = (),
+    jobs: int | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
     ``timeout_s`` is each property's time budget; ``max_depth`` bounds the bounded model checking
-    (and the lasso search) that looks for counterexamples and witnesses.
+    (and the lasso search) that looks for counterexamples and witnesses. ``antecedents_reached``
+    names the properties whose antecedent another engine has already found reachable: their
+    antecedent is not searched for again. When the model can be rebuilt in a worker process
+    (:mod:`turnproof.checks.workers`: a built-in rule set and its own properties), each property
+    is checked in a fresh worker, ``jobs`` of them at a time (default: one per core), so the
+    answers do not depend on the number of cores; otherwise, or with ``jobs=0``, they are
+    checked here, one after the other.
+
+    Every result also says which declared bounds cut a reachable transition
+    (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
+    ``reason``, which ones could not be decided.
     """
+    from turnproof.checks import workers
+
+    reached = set(antecedents_reached)
+    jobs = workers.default_jobs() if jobs is None else max(0, jobs)
+    recipe = workers.recipe_for(model, properties) if jobs > 0 else None
+    if recipe is not None:
+        tasks = [workers.Task(recipe, "", bounds_budget(timeout_s), max_depth)]
+        tasks += [
+            workers.Task(recipe, p.name, timeout_s, max_depth, p.name in reached)
+            for p in properties
+        ]
+        # The slowest kinds first, so that no worker is left with a long task at the end.
+        order = sorted(range(len(tasks)), key=lambda i: (_expected_cost(tasks[i], properties), i))
+        answers = workers.run_tasks([tasks[i] for i in order], jobs)
+        by_index = dict(zip(order, answers))
+        bounds: BoundsOutcome = by_index[0]
+        results: list[PropertyResult] = [by_index[i + 1] for i in range(len(properties))]
+    else:
+        bounds = bounds_task(model, timeout_s=bounds_budget(timeout_s), max_depth=max_depth)
+        results = [
+            property_task(
+                model,
+                p,
+                timeout_s=timeout_s,
+                max_depth=max_depth,
+                antecedent_reached=p.name in reached,
+            )
+            for p in properties
+        ]
+    for r in results:
+        bounds.apply(r)
+    return results
+
+
+def bounds_budget(timeout_s: float) -> float:
+    """The time given to the question which bounds cut a reachable transition: half a
+    property's budget (it is asked once per model, and only adds a note to the results)."""
+    return timeout_s / 2
+
+
+def _expected_cost(task: Any, properties: Sequence[Property]) -> int:
+    """A rough rank of a task's running time (lower runs first)."""
+    if not task.prop:
+        return 1
+    prop = next(p for p in properties if p.name == task.prop)
+    if prop.kind == "terminates":
+        return 0
+    if prop.antecedent is not None and not task.antecedent_reached:
+        return 1
+    return 2 if prop.kind == "reachable" else 3
+
+
+def property_task(
+    model: Model,
+    prop: Property,
+    *,
+    timeout_s: float,
+    max_depth: int,
+    antecedent_reached: bool = False,
+) -> PropertyResult:
+    """One property, timed."""
     from turnproof.checks.proofs import check_property
 
-    results = []
-    for p in properties:
-        t0 = time.perf_counter()
-        r = check_property(model, p, timeout_s=timeout_s, max_depth=max_depth)
-        r.seconds = time.perf_counter() - t0
-        results.append(r)
-    return results
+    t0 = time.perf_counter()
+    r = check_property(
+        model, prop, timeout_s=timeout_s, max_depth=max_depth, antecedent_reached=antecedent_reached
+    )
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+@dataclass
+class BoundsOutcome:
+    """Which declared bounds cut a reachable transition: ``reached`` (bound -> the depth of the
+    shortest path to a state where a rule instance is cut by it), ``unreached`` (proved never
+    to cut), ``undecided`` (with ``reason``)."""
+
+    reached: dict[str, int]
+    unreached: list[str]
+    undecided: list[str]
+    reason: str = ""
+
+    def apply(self, r: PropertyResult) -> None:
+        """Record the outcome on a property's result."""
+        r.bounds_reached = dict(self.reached)
+        if self.undecided:
+            note = (
+                f"not decided whether the bounds {', '.join(self.undecided)} cut a reachable "
+                f"transition ({self.reason})"
+            )
+            r.reason = f"{r.reason}; {note}" if r.reason else note
+
+
+def bounds_task(model: Model, *, timeout_s: float, max_depth: int) -> BoundsOutcome:
+    """Which declared bounds cut a reachable transition (see :class:`BoundsOutcome`)."""
+    from turnproof.checks.proofs import bounds_reached
+
+    return bounds_reached(Encoding(model), timeout_s=timeout_s, max_depth=max_depth)
 
 
 def result(model: Model, prop: Property, verdict: Verdict, **kw: Any) -> PropertyResult:

@@ -1,0 +1,110 @@
+"""The symbolic engine's plumbing: worker processes rebuild the model from a recipe and give the
+same answers whatever their number, the explicit engine's reached antecedents are handed over,
+and the bounds that cut a reachable transition are reported with the depth that reaches them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.checks import explicit, runner, workers
+from turnproof.checks.explicit import explore
+from turnproof.checks.results import Verdict
+from turnproof.checks.symbolic import bounds_task, check_properties
+from turnproof.model.bench import BENCH
+from turnproof.model.magic import MAGIC
+from turnproof.model.properties import always
+from turnproof.model.rules import Model
+
+SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
+
+
+def test_a_recipe_rebuilds_the_same_rules() -> None:
+    sel = runner.select(MAGIC, mutant="rielle-every-time", bounds={"turns": 1})
+    recipe = workers.recipe_for(sel.model, sel.properties)
+    assert recipe is not None
+    assert recipe.ruleset == "magic"
+    assert recipe.amendments == (("mutant", "rielle-every-time"),)
+    assert dict(recipe.bounds)["turns"] == 1
+    rebuilt = recipe.build()
+    assert rebuilt.ruleset.content_hash() == sel.model.ruleset.content_hash()
+    assert rebuilt.ruleset.content_hash() != MAGIC.content_hash()
+    # A property that is not the rule set's own cannot be rebuilt in a worker.
+    own = always("own", "a test's own property", lambda s, x, b, m: True)
+    assert workers.recipe_for(sel.model, [own]) is None
+
+
+def _comparable(results: list[Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in results:
+        d = r.to_json()
+        d.pop("seconds")
+        out.append(d)
+    return out
+
+
+def test_workers_answer_the_same_whatever_their_number() -> None:
+    model = Model(BENCH, SMALL)
+    one = check_properties(model, BENCH.properties, timeout_s=20, jobs=1)
+    two = check_properties(model, BENCH.properties, timeout_s=20, jobs=2)
+    assert _comparable(one) == _comparable(two)
+    here = check_properties(model, BENCH.properties, timeout_s=20, jobs=0)
+    assert [r.verdict for r in here] == [r.verdict for r in one]
+    by_name = {r.name: r for r in one}
+    assert by_name["no-deadlock"].verdict is Verdict.PROVED
+    lasso = by_name["cleanup-terminates"]
+    assert lasso.verdict is Verdict.VIOLATED and lasso.trace is not None
+    assert lasso.trace.loop_start is not None and lasso.trace.exits is not None
+
+
+def _never_reached(s: Any, x: Any, b: Any, m: Any) -> Any:
+    return s.turn > b.turns  # outside the domain: no state satisfies it
+
+
+def test_a_reached_antecedent_is_not_searched_again() -> None:
+    prop = always(
+        "turn-in-range",
+        "the turn counter stays in range",
+        lambda s, x, b, m: s.turn <= b.turns,
+        antecedent=_never_reached,
+    )
+    model = Model(BENCH, SMALL)
+    (searched,) = check_properties(model, [prop], timeout_s=20, jobs=0)
+    assert searched.verdict is Verdict.PROVED and searched.vacuous
+    assert searched.reason.startswith("vacuous")
+    (handed,) = check_properties(
+        model, [prop], timeout_s=20, jobs=0, antecedents_reached={"turn-in-range"}
+    )
+    assert handed.verdict is Verdict.PROVED and not handed.vacuous and handed.reason == ""
+
+
+def test_the_runner_hands_over_the_antecedents_the_explicit_engine_reached() -> None:
+    reachable_antecedent = always(
+        "cl-in-range",
+        "the extra-cleanup counter stays in range",
+        lambda s, x, b, m: s.cl <= b.cmax,
+        antecedent=lambda s, x, b, m: s.cl == b.cmax,
+    )
+    vacuous = always(
+        "turn-in-range",
+        "the turn counter stays in range",
+        lambda s, x, b, m: s.turn <= b.turns,
+        antecedent=_never_reached,
+    )
+    props = [reachable_antecedent, vacuous, *BENCH.properties]
+    results = explicit.check_properties(Model(BENCH, SMALL), props)
+    assert runner.antecedents_reached(props, results) == {"cl-in-range"}
+
+
+def test_bounds_reached_are_reported_with_their_depth() -> None:
+    bounds = {"turns": 1, "stack": 1, "hand0": 7, "hand_cap": 8, "sarkhan": 0, "omen": 0}
+    bounds |= {"rielle": 0, "tutelage": 0, "end_trigger": 0}
+    model = Model(MAGIC, bounds)
+    ex = explore(model)
+    assert set(ex.bound_cuts) == {"stack"}
+    shallowest = min(ex.depth(i) for i in ex.cut_nodes)
+    outcome = bounds_task(model, timeout_s=6, max_depth=20)
+    assert outcome.reached == {"stack": shallowest}
+    assert "stack" not in outcome.undecided + outcome.unreached
+    assert set(outcome.undecided) <= {"damage", "effects", "hand_cap", "waiting"}
+    if outcome.undecided:
+        assert outcome.reason
