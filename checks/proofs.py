@@ -639,23 +639,28 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
     reached: dict[str, int] = {}
     unrolling = Unrolling(enc)
     reasons: list[str] = []
+    search = Deadline(timeout_s / 2)  # the other half is Spacer's
     k = 0
     while remaining and k <= max_depth:
-        if deadline.expired():
-            reasons.append(f"time budget spent; no cut within {k - 1} steps")
+        if search.expired():
+            reasons.append(f"no cut by them within {max(k - 1, 0)} steps")
             break
-        answer, zm = unrolling.check_at(k, z3.Or(*(cut(b)(k) for b in remaining)), deadline)
+        answer, zm = unrolling.check_at(k, z3.Or(*(cut(b)(k) for b in remaining)), search)
         if answer == z3.sat:
             hit = [b for b in remaining if z3.is_true(zm.eval(cut(b)(k), model_completion=True))]
             reached.update((b, k) for b in hit)
             remaining = [b for b in remaining if b not in hit]
             continue
         if answer != z3.unsat:
-            reasons.append(f"Z3 unknown at depth {k}: {unrolling.solver.reason_unknown()}")
+            reasons.append(f"no cut by them within {max(k - 1, 0)} steps")
             break
         k += 1
+    else:
+        if remaining:
+            reasons.append(f"no cut by them within {max_depth} steps")
     unreached: list[str] = []
     undecided: list[str] = []
+    spacer_reasons: dict[str, list[str]] = {}
     for i, bound in enumerate(remaining):
         share = Deadline(max(deadline.left() / (len(remaining) - i), 0.001))
         answer = spacer(Query(enc, cut(bound), 0), share)
@@ -663,5 +668,7 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
             unreached.append(bound)
         else:
             undecided.append(bound)
-            reasons.append(f"{bound}: {answer.reason}")
+            spacer_reasons.setdefault(answer.reason, []).append(bound)
+    for why, which in spacer_reasons.items():
+        reasons.append(why if len(which) == len(undecided) else f"{why} ({', '.join(which)})")
     return BoundsOutcome(reached, unreached, undecided, "; ".join(reasons))

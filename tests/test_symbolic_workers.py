@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from turnproof.checks import explicit, runner, workers
 from turnproof.checks.explicit import explore
 from turnproof.checks.results import Verdict
@@ -108,3 +109,23 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
     assert set(outcome.undecided) <= {"damage", "effects", "hand_cap", "waiting"}
     if outcome.undecided:
         assert outcome.reason
+
+
+@pytest.mark.slow
+def test_magic_at_default_bounds_with_both_engines() -> None:
+    sel = runner.select(MAGIC)
+    report = runner.run_check(sel.model, sel.properties, ("explicit", "symbolic"))
+    assert [r for r in report.results if r.engine == "both"] == []  # no disagreement
+    sym = {r.name: r for r in report.results if r.engine == "symbolic"}
+    for name in ("apnap-order", "creature-damage-never-costs-loyalty"):
+        # The explicit engine reached the antecedent: no vacuity search, no budget spent on it.
+        assert sym[name].verdict is Verdict.PROVED and not sym[name].vacuous
+        assert "antecedent" not in sym[name].reason
+        assert sym[name].seconds < 30
+    for r in sym.values():
+        assert r.verdict is not Verdict.VIOLATED
+        if r.verdict is Verdict.UNKNOWN:
+            assert r.reason and r.certificate is None
+        if r.verdict is Verdict.PROVED:
+            assert r.certificate is not None and r.certificate["checked"]
+    assert report.exit_code == 0
