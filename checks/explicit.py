@@ -574,10 +574,12 @@ def check_properties(
     properties: Sequence[Property],
     limits: Limits | None = None,
     progress: Progress | None = None,
+    coverage: dict[str, int] | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model``: one shared exploration for the properties without
     monitors, and one product exploration with every monitor (by name) for those with monitors.
-    Results keep the given order."""
+    Results keep the given order. A ``coverage`` dict, when given, receives the transitions per
+    rule of the first exploration (see :func:`rule_coverage`)."""
     by_name: dict[str, Any] = {}
     for p in properties:
         for mon in p.monitors:
@@ -591,6 +593,8 @@ def check_properties(
         t0 = time.perf_counter()
         ex = explore(model, monitors, limits, progress)
         explore_seconds = time.perf_counter() - t0
+        if coverage is not None and not coverage:
+            coverage.update(rule_coverage(ex))
         for p in props:
             t1 = time.perf_counter()
             r = CHECKS[p.kind](ex, p, t1)

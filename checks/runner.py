@@ -164,6 +164,7 @@ def _call_engine(
     limits: Limits | None,
     progress: Progress | None,
     antecedents_reached: set[str] | None = None,
+    coverage: dict[str, int] | None = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -178,6 +179,8 @@ def _call_engine(
         kwargs["timeout_s"] = limits.max_seconds  # the symbolic engine's per-property budget
     if "progress" in params:
         kwargs["progress"] = progress
+    if coverage is not None and "coverage" in params:
+        kwargs["coverage"] = coverage
     return list(fn(model, list(properties), **kwargs))
 
 
@@ -249,12 +252,13 @@ def run_check(
         )
     order = [e for e in ENGINES if e in engines]
     per_engine: dict[str, list[PropertyResult]] = {}
+    coverage: dict[str, int] = {}
     for engine in order:
         if on_engine is not None:
             on_engine(engine)
         if engine == "explicit":
             per_engine[engine] = _call_engine(
-                explicit.check_properties, model, properties, limits, progress
+                explicit.check_properties, model, properties, limits, progress, coverage=coverage
             )
             continue
         fn = load_symbolic().check_properties
@@ -284,5 +288,9 @@ def run_check(
     ruleset = model.describe()
     ruleset.update(labels or {})
     return CheckReport(
-        ruleset=ruleset, bounds=dict(model.bounds), results=results, engines=list(order)
+        ruleset=ruleset,
+        bounds=dict(model.bounds),
+        results=results,
+        engines=list(order),
+        coverage=coverage,
     )

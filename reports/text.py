@@ -286,6 +286,13 @@ def render_summary(report: CheckReport) -> str:
     if unknown:
         parts.append(f"{unknown} unknown")
     lines = [", ".join(parts) + f" (exit code {report.exit_code})"]
+    if report.coverage:
+        never = report.rules_never_fired()
+        fired = len(report.coverage) - len(never)
+        line = f"rule coverage: {fired} of {len(report.coverage)} rules fired within these bounds"
+        if never:
+            line += "; never fired (no verdict covers them): " + ", ".join(never)
+        lines.append(line)
     mutant = report.ruleset.get("mutant")
     if mutant:
         lines.append(mutant_verdict(report, mutant["name"], mutant["breaks"]))
