@@ -16,13 +16,12 @@ proved: a violation names the rules involved and the state, an unknown says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import z3
 from turnproof.checks.bmc import Deadline
 from turnproof.checks.proofs import Query, decide
-from turnproof.checks.results import Trace
+from turnproof.checks.results import Finding
 from turnproof.checks.symbolic import Encoding, concrete_moves, to_bool
 from turnproof.model.rules import Model
 from turnproof.model.schema import State
@@ -60,32 +59,6 @@ def consistency_query(enc: Encoding, kind: str) -> Query:
     if kind == "exclusive-automatic":
         return Query(enc, clash_target(enc), 0)
     raise ValueError(f"no consistency check named {kind!r}; checks are {', '.join(CHECKS)}")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A consistency problem: which check, what was found, the rules involved, the state (with
-    the shortest trace to it), or why the check could not decide."""
-
-    check: str
-    status: str  # "violated" | "unknown"
-    message: str
-    rules: tuple[str, ...] = ()  # "citation label" of each rule instance involved
-    state: dict[str, Any] | None = None
-    trace: Trace | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "check": self.check,
-            "status": self.status,
-            "message": self.message,
-            "rules": list(self.rules),
-        }
-        if self.state is not None:
-            out["state"] = self.state
-        if self.trace is not None:
-            out["trace"] = self.trace.to_json()
-        return out
 
 
 def enabled_rules(model: Model, s: State) -> list[str]:

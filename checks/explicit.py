@@ -28,7 +28,14 @@ from functools import partial
 from typing import Any
 
 import networkx as nx
-from turnproof.checks.results import LoopExit, PropertyResult, Trace, TraceStep, Verdict
+from turnproof.checks.results import (
+    Finding,
+    LoopExit,
+    PropertyResult,
+    Trace,
+    TraceStep,
+    Verdict,
+)
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Property, monitor_class
 from turnproof.model.rules import Action, Model
@@ -281,6 +288,69 @@ def rule_coverage(ex: Exploration) -> dict[str, int]:
     for a in ex.model.actions:
         out[a.rule.name] += counts.get(a.index, 0)
     return out
+
+
+def find_inconsistencies(ex: Exploration, most: int = 20) -> list[Finding]:
+    """Every inconsistency of the rules within the explored bounds, shallowest first:
+
+    * ``no-deadlock``: a reachable state, not terminal, where no rule applies (and no bound cut
+      a transition);
+    * ``exclusive-automatic``: a reachable state where two or more automatic rules apply. States
+      are grouped by the set of rules that clash; each group is reported once, with its
+      shallowest state, its trace and how many states share it.
+
+    At most ``most`` deadlock states are listed (a count says how many there are in all).
+    """
+    x = ConcreteOps()
+    actions = ex.model.actions
+    has_out = bytearray(ex.states)
+    automatic: dict[int, list[int]] = {}
+    for e in range(ex.transitions):
+        s = ex.src[e]
+        has_out[s] = 1
+        if actions[ex.act[e]].rule.is_automatic:
+            automatic.setdefault(s, []).append(e)
+    findings: list[Finding] = []
+    dead = [
+        i
+        for i in range(ex.expanded)
+        if not has_out[i] and i not in ex.cut_nodes and not ex.model.is_terminal(ex.state(i), x)
+    ]
+    for i in dead[:most]:
+        findings.append(
+            Finding(
+                "no-deadlock",
+                "violated",
+                f"no rule applies in this reachable state, and it is not terminal "
+                f"({len(dead)} such states in all)",
+                (),
+                ex.model.schema.describe_value(ex.state(i)),
+                trace_to(ex, i),
+            )
+        )
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for s, edges in sorted(automatic.items()):
+        names = tuple(
+            sorted(
+                {f"{actions[ex.act[e]].rule.citation} {actions[ex.act[e]].label}" for e in edges}
+            )
+        )
+        if len(names) > 1:
+            groups.setdefault(names, []).append(s)
+    for names, states in groups.items():
+        first = states[0]
+        findings.append(
+            Finding(
+                "exclusive-automatic",
+                "violated",
+                f"{len(names)} automatic rules apply together "
+                f"(in {len(states)} reachable state{'s' if len(states) != 1 else ''})",
+                names,
+                ex.model.schema.describe_value(ex.state(first)),
+                trace_to(ex, first),
+            )
+        )
+    return findings
 
 
 # -- traces -----------------------------------------------------------------------------------

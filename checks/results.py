@@ -94,6 +94,32 @@ def _exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | No
     return None if exits is None else [e.to_json() for e in exits]
 
 
+@dataclass(frozen=True)
+class Finding:
+    """A consistency problem: which check, what was found, the rules involved, the state (with
+    the shortest trace to it), or why the check could not decide."""
+
+    check: str
+    status: str  # "violated" | "unknown"
+    message: str
+    rules: tuple[str, ...] = ()  # "citation label" of each rule instance involved
+    state: dict[str, Any] | None = None
+    trace: Trace | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "check": self.check,
+            "status": self.status,
+            "message": self.message,
+            "rules": list(self.rules),
+        }
+        if self.state is not None:
+            out["state"] = self.state
+        if self.trace is not None:
+            out["trace"] = self.trace.to_json()
+        return out
+
+
 @dataclass
 class PropertyResult:
     name: str

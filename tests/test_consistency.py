@@ -1,0 +1,47 @@
+"""`turnproof consistency`: every inconsistency of a rule set, with rules, state and trace."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from turnproof.checks.explicit import explore, find_inconsistencies
+from turnproof.model.magic import MAGIC
+from turnproof.model.rules import Model
+from turnproof.scenarios.cli import cli
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_magic_rules_are_consistent_within_one_turn():
+    r = run("consistency", "magic", "--bound", "turns=1")
+    assert r.exit_code == 0, r.output
+    assert "no inconsistency found" in r.output
+
+
+def test_two_automatic_rules_at_once_are_found_with_their_rules_and_a_trace():
+    r = run("consistency", "magic", "--mutant", "cleanup-always-priority", "--bound", "turns=1",
+            "--format", "json")
+    assert r.exit_code == 1
+    doc = json.loads(r.output)
+    (finding,) = doc["findings"]
+    assert finding["check"] == "exclusive-automatic"
+    assert finding["rules"] == ["MTG 117.5 receive_priority", "MTG 514.3 cleanup_ends_turn"]
+    assert finding["state"]["step"] == "CLEANUP" and finding["state"]["stage"] == "CHECK"
+    assert finding["trace"]["steps"][-1]["rule"] == "MTG 514.2"
+
+
+def test_every_deadlock_group_is_listed():
+    rs = MAGIC.amend(*MAGIC.mutant("no-step-end").amendments)
+    findings = find_inconsistencies(explore(Model(rs, {"turns": 1})), most=5)
+    assert len(findings) == 5 and {f.check for f in findings} == {"no-deadlock"}
+    assert all(f.trace is not None and f.trace.steps for f in findings)
+
+
+def test_bad_input_is_rejected_with_the_valid_choices():
+    r = run("consistency", "magic", "--bound", "turn=1")
+    assert r.exit_code == 2
+    assert "valid bounds" in r.output
