@@ -254,6 +254,15 @@ def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     return second
 
 
+def houdini_enabled() -> bool:
+    """Houdini strengthening is opt-in (``TURNPROOF_HOUDINI=1``) until it converges within the
+    default budget at default bounds: it does not yet on the Magic rule set, and a failed
+    inference would take half of every safety property's budget from Spacer."""
+    import os
+
+    return os.environ.get("TURNPROOF_HOUDINI", "") == "1"
+
+
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
     """The property from the model's Houdini invariant (:mod:`turnproof.checks.invariants`):
     ``Inv => not bad``, or else ``not bad`` inductive relative to ``Inv``. The certificate is
@@ -322,7 +331,9 @@ def check_property(
             enc, prop.pred
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
-        answer = by_invariant(model, q, Deadline(max(deadline.left() / 2, 0.001)))
+        answer = Answer("unknown")
+        if houdini_enabled():
+            answer = by_invariant(model, q, Deadline(max(deadline.left() / 2, 0.001)))
         if answer.status != "safe":
             answer = decide(q, max_depth=max_depth, deadline=deadline)
         return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
