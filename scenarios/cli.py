@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -203,6 +203,39 @@ def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
     return engines, ""
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
+    """--max-states and --max-seconds, shared by the commands that explore."""
+
+    def apply(fn: F) -> F:
+        fn = click.option(
+            "--max-seconds",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            metavar="S",
+            help=seconds_help,
+        )(fn)
+        return click.option(
+            "--max-states",
+            type=click.IntRange(min=1),
+            default=None,
+            metavar="N",
+            help=states_help,
+        )(fn)
+
+    return apply
+
+
+def _amendment_options(fn: F) -> F:
+    """--mutant and --variant: which amended rule set to work on."""
+    fn = click.option("--variant", metavar="NAME", help="Use this variant of the rule set.")(fn)
+    return click.option(
+        "--mutant", metavar="NAME", help="Use the rule set amended by this mutant."
+    )(fn)
+
+
 @cli.command("check")
 @click.argument("ruleset", required=False, metavar="[RULESET]")
 @click.option(
@@ -226,22 +259,11 @@ def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
     help="Which engine answers. Default: both when the symbolic engine is installed.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
-@click.option(
-    "--max-states",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
+@_limit_options(
+    "Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
+    "Stop exploring after S seconds.",
 )
-@click.option(
-    "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="S",
-    help="Stop exploring after S seconds.",
-)
-@click.option("--mutant", metavar="NAME", help="Check the rule set amended by this mutant.")
-@click.option("--variant", metavar="NAME", help="Check this variant of the rule set.")
+@_amendment_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
@@ -341,22 +363,11 @@ def check_command(
     "relation (at most one finding per check); both.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
-@click.option(
-    "--max-states",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="Stop exploring after N states (then nothing is claimed about the rest).",
+@_limit_options(
+    "Stop exploring after N states (then nothing is claimed about the rest).",
+    "Time budget: for the exploration, and for each symbolic check.",
 )
-@click.option(
-    "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="S",
-    help="Time budget: for the exploration, and for each symbolic check.",
-)
-@click.option("--mutant", metavar="NAME", help="Check the rule set amended by this mutant.")
-@click.option("--variant", metavar="NAME", help="Check this variant of the rule set.")
+@_amendment_options
 def consistency_command(
     ruleset: str | None,
     bound_texts: tuple[str, ...],
