@@ -36,9 +36,10 @@ from turnproof.checks.results import (
     TraceStep,
     Verdict,
 )
+from turnproof.checks.traces import step_record
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Property, monitor_class
-from turnproof.model.rules import Action, Model
+from turnproof.model.rules import Model
 from turnproof.model.schema import Leaf, State
 
 Progress = Callable[[int, int, int], None]
@@ -354,24 +355,6 @@ def find_inconsistencies(ex: Exploration, most: int = 20) -> list[Finding]:
 
 
 # -- traces -----------------------------------------------------------------------------------
-
-
-def _changed(model: Model, s: State, t: State) -> dict[str, list[Any]]:
-    ds, dt = model.schema.describe_value(s), model.schema.describe_value(t)
-    return {k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]}
-
-
-def step_record(model: Model, action: Action, s: State, t: State) -> TraceStep:
-    """The trace step for ``action`` taking ``s`` to ``t``: citation, decider, changed fields."""
-    decider = action.decider(s, ConcreteOps(), model.bounds)
-    return TraceStep(
-        rule=action.rule.citation,
-        name=action.label,
-        summary=action.rule.summary,
-        kind=action.rule.kind.value,
-        decider=None if decider is None else int(decider),
-        changed=_changed(model, s, t),
-    )
 
 
 def trace_step(ex: Exploration, e: int) -> TraceStep:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from turnproof.checks.explicit import step_record
 from turnproof.checks.results import TraceStep
+from turnproof.checks.traces import step_record
 from turnproof.model.errors import TurnproofError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.rules import Action, Model

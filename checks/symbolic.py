@@ -45,7 +45,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-from turnproof.checks.results import PropertyResult, Trace, TraceStep, Verdict
+from turnproof.checks.results import PropertyResult, Trace, Verdict
+from turnproof.checks.traces import step_record
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Monitor, Property, _monitor_class
 from turnproof.model.rules import Action, Model
@@ -630,19 +631,7 @@ def concrete_moves(model: Model, s: State) -> list[tuple[Action, State | None, s
     return out
 
 
-def trace_step(model: Model, action: Action, s: State, t: State) -> TraceStep:
-    """One step of a trace: the rule's citation, who decided (evaluated concretely on ``s``) and
-    only the fields that changed."""
-    decider = action.decider(s, ConcreteOps(), model.bounds)
-    ds, dt = model.schema.describe_value(s), model.schema.describe_value(t)
-    return TraceStep(
-        rule=action.rule.citation,
-        name=action.label,
-        summary=action.rule.summary,
-        kind=action.rule.kind.value,
-        decider=None if decider is None else int(decider),
-        changed={k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]},
-    )
+trace_step = step_record  # one way to build a trace step, shared with the explicit engine
 
 
 # -- entry point ----------------------------------------------------------------------------------
