@@ -22,7 +22,7 @@ import z3
 from turnproof.checks.bmc import Deadline
 from turnproof.checks.proofs import Query, decide
 from turnproof.checks.results import Finding
-from turnproof.checks.symbolic import Encoding, concrete_moves, to_bool
+from turnproof.checks.symbolic import Encoding, concrete_moves
 from turnproof.model.rules import Model
 from turnproof.model.schema import State
 
@@ -33,7 +33,7 @@ def deadlock_target(enc: Encoding) -> Any:
     """Step ``k`` is not terminal, enables no rule instance and no bound cuts one."""
 
     def target(k: int) -> Any:
-        terminal = to_bool(enc.model.is_terminal(enc.state(k), enc.ops()))
+        terminal = enc.is_terminal(k)
         cut = [enc.cut(k, bound) for bound in enc.bound_names()]
         return z3.And(z3.Not(terminal), z3.Not(z3.Or(*enc.enabled(k), *cut)))
 

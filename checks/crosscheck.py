@@ -103,9 +103,10 @@ def symbolic_cuts(enc: Encoding, solver: z3.Solver, state: State) -> set[str]:
 
 def count_within(enc: Encoding, depth: int) -> int:
     """How many distinct states are reachable in at most ``depth`` steps, counted with Z3: the
-    last states of paths of exactly ``depth`` steps, each of which may also stay put."""
+    last states of paths of exactly ``depth`` steps, each of which may also stay put (open
+    bounds take the model's values)."""
     solver = z3.Solver()
-    solver.add(enc.init(0))
+    solver.add(enc.init(0), enc.params_at(0))
     for k in range(depth):
         solver.add(z3.Or(enc.transition(k), enc.equal(k, k + 1)))
     leaves = enc.leaf_vars(depth)
@@ -129,14 +130,24 @@ def explicit_counts(ex: Exploration, depth: int) -> list[int | None]:
     return out
 
 
-def crosscheck(model: Model, *, depth: int = 4, max_states: int | None = 5_000) -> CrosscheckReport:
+def crosscheck(
+    model: Model,
+    *,
+    depth: int = 4,
+    max_states: int | None = 5_000,
+    open_bounds: Sequence[str] = (),
+) -> CrosscheckReport:
     """Compare the engines on ``model``: successor sets and cut bounds in every state the
     explicit engine reaches (at most ``max_states`` of them), and reachable-state counts for
-    every depth up to ``depth``."""
+    every depth up to ``depth``. With ``open_bounds``, the symbolic side is the encoding that
+    leaves them open, with each set to the model's value: the open encoding must then be the
+    very same transition relation."""
     ex = explore(model, limits=Limits(max_states=max_states))
-    enc = Encoding(model)
+    enc = Encoding(model, (), open_bounds)
     solver, bare = z3.Solver(), z3.Solver()
     solver.add(enc.transition(0))
+    for s in (solver, bare):
+        s.add(enc.params_at(0))
     report = CrosscheckReport(
         bounds=dict(model.bounds),
         states_checked=0,

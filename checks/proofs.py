@@ -27,7 +27,7 @@ reported as such, with the depth it reached.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,7 @@ from turnproof.checks.bmc import (
 )
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, Verdict
 from turnproof.checks.symbolic import BoundsOutcome, Encoding, concrete_moves, result
+from turnproof.model.errors import BoundsError
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Property
 from turnproof.model.rules import Model
@@ -63,6 +64,16 @@ class Query:
     enc: Encoding
     target: Target
     steps: int
+    #: Values for the open bounds (``enc.open_bounds``) that the question is asked for; None:
+    #: for every value.
+    fixed: Mapping[str, int] | None = None
+
+    def init(self) -> Any:
+        """The initial states of the question (at step 0)."""
+        enc = self.enc
+        if self.fixed is None:
+            return enc.init(0)
+        return z3.And(enc.init(0), enc.params_at(0, self.fixed))
 
     def at_origin(self) -> Any:
         """The bad condition over steps ``0..steps`` (for the Horn clauses and the checks)."""
@@ -96,7 +107,7 @@ def spacer(q: Query, deadline: Deadline) -> Answer:
     solver = z3.SolverFor("HORN")
     solver.set("engine", "spacer")
     deadline.arm(solver)
-    solver.add(z3.ForAll(v0, z3.Implies(enc.init(0), inv(*v0))))
+    solver.add(z3.ForAll(v0, z3.Implies(q.init(), inv(*v0))))
     solver.add(
         z3.ForAll(v0 + v1 + [act], z3.Implies(z3.And(inv(*v0), enc.transition(0)), inv(*v1)))
     )
@@ -147,7 +158,7 @@ def check_invariant(q: Query, invariant: Any, deadline: Deadline) -> str:
     enc = q.enc
     following = z3.substitute(invariant, *zip(enc.vars(0), enc.vars(1)))
     checks = [
-        ("initiation", z3.And(enc.init(0), z3.Not(invariant))),
+        ("initiation", z3.And(q.init(), z3.Not(invariant))),
         ("consecution", z3.And(invariant, enc.transition(0), z3.Not(following))),
         ("safety", z3.And(invariant, q.at_origin(), *([enc.transition(0)] if q.steps else []))),
     ]
@@ -171,7 +182,7 @@ def k_induction(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     case for ``k`` (``k`` good steps on a simple path, then a bad one)."""
     enc = q.enc
     base = Unrolling(enc)
-    step = finite_solver()
+    step = finite_solver(enc)
     step.add(enc.well_formed(0))
     for k in range(max_depth + 1):
         found = find_path(enc, q.target, max_depth=k, deadline=deadline, unrolling=base, start=k)
@@ -234,7 +245,14 @@ def render_query(q: Query) -> str:
 
 def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     """Spacer first (half the budget); when it is unsure, k-induction with bounded search. A bad
-    state that Spacer finds reachable is then reached by the shortest bounded search."""
+    state that Spacer finds reachable is then reached by the shortest bounded search.
+
+    With open bounds, only Spacer proves (its Horn clauses range over every value); the bounded
+    search fixes them (:class:`Unrolling`), so it can neither serve as k-induction's base case
+    nor clear other values; it looks for a trace at the model's values and, when Spacer knows
+    a bad state is reachable, at each value of the open bounds from the lowest up."""
+    if q.enc.open_bounds:
+        return decide_open(q, max_depth=max_depth, deadline=deadline)
     first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
     if first.status == "safe":
         return first
@@ -252,6 +270,52 @@ def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     if second.status == "unknown":
         second.reason = f"{first.reason}; {second.reason}"
     return second
+
+
+def decide_open(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+    """:func:`decide` for an encoding with open bounds."""
+    enc = q.enc
+    first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
+    if first.status == "safe":
+        return first
+    tries: list[dict[str, int]] = [{name: enc.bounds[name] for name in enc.open_bounds}]
+    if first.status == "unsafe":
+        top = max(sp.hi - sp.lo for sp in enc.open_specs)
+        for step in range(top + 1):  # every open bound at its lowest value + step
+            values = {sp.name: min(sp.lo + step, sp.hi) for sp in enc.open_specs}
+            if values not in tries:
+                tries.append(values)
+    depth = 10_000 if first.status == "unsafe" else max_depth
+    last = BmcOutcome("clear", 0)
+    for values in tries:
+        if deadline.expired():
+            break
+        if first.status == "unsafe" and len(tries) > 1:
+            # Search only where a bad state is reachable: Spacer, for these values alone.
+            here = spacer(Query(enc, q.target, q.steps, values), deadline)
+            if here.status == "safe":
+                continue
+        last = find_path(
+            enc, q.target, max_depth=depth, deadline=deadline, unrolling=Unrolling(enc, values)
+        )
+        if last.status == "found":
+            return unsafe(last)
+        if first.status != "unsafe":
+            break
+    shown = ", ".join(f"{k}={v}" for k, v in tries[0].items())
+    bounded = (
+        f"no violation within {last.depth} steps with {shown}"
+        if last.status == "clear"
+        else last.reason
+    )
+    if first.status == "unsafe":
+        return Answer(
+            "unknown",
+            reason=f"Spacer found a bad state reachable for some value of the open bounds, "
+            f"but no trace was found in time ({bounded})",
+            depth=last.depth,
+        )
+    return Answer("unknown", reason=f"{first.reason}; {bounded}", depth=last.depth)
 
 
 def houdini_enabled() -> bool:
@@ -303,11 +367,26 @@ def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
 # -- properties -----------------------------------------------------------------------------------
 
 
-def holds_for(model: Model, answer: Answer) -> str:
-    bounds = ", ".join(f"{k}={v}" for k, v in model.bounds.items())
+def scope(enc: Encoding, searched: bool = False) -> str:
+    """The bound values a symbolic answer covers: every value of each open bound (from its
+    lowest) for a proof, and the model's value of every other bound. A bounded search
+    (``searched``) fixes the open bounds to the model's values too (:class:`Unrolling`)."""
+    if searched or not enc.open_specs:
+        return "with " + ", ".join(f"{k}={v}" for k, v in enc.bounds.items())
+    fixed = ", ".join(f"{k}={v}" for k, v in enc.bounds.items() if k not in enc.open_bounds)
+    opened = " and ".join(f"every {sp.name} >= {sp.lo}" for sp in enc.open_specs)
+    return f"for {opened}, with {fixed}"
+
+
+def for_all(enc: Encoding) -> dict[str, str]:
+    """The open bounds and the values a proof covers, for the result."""
+    return {sp.name: f">= {sp.lo}" for sp in enc.open_specs}
+
+
+def holds_for(enc: Encoding, answer: Answer) -> str:
     if answer.status == "safe":
-        return f"every reachable state with {bounds} (unbounded in depth)"
-    return f"paths of at most {answer.depth} steps with {bounds} (bounded)"
+        return f"every reachable state, {scope(enc)} (unbounded in depth)"
+    return f"paths of at most {answer.depth} steps, {scope(enc, searched=True)} (bounded)"
 
 
 def check_property(
@@ -318,11 +397,27 @@ def check_property(
     max_depth: int,
     enc: Encoding | None = None,
     antecedent_reached: bool = False,
+    open_bounds: Sequence[str] = (),
 ) -> PropertyResult:
     """One property on the symbolic engine (the caller times it). ``antecedent_reached``: another
     engine already found a reachable state that satisfies the property's antecedent, so it is
-    not searched for again."""
-    enc = enc or Encoding(model, prop.monitors)
+    not searched for again. The property's own ``for_all`` bounds and ``open_bounds`` are left
+    open (see :class:`~turnproof.checks.symbolic.Encoding`)."""
+    enc = enc or Encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
+    r = _check(model, prop, enc, timeout_s, max_depth, antecedent_reached)
+    if r.verdict is Verdict.PROVED:
+        r.for_all = for_all(enc)
+    return r
+
+
+def _check(
+    model: Model,
+    prop: Property,
+    enc: Encoding,
+    timeout_s: float,
+    max_depth: int,
+    antecedent_reached: bool,
+) -> PropertyResult:
     deadline = Deadline(timeout_s)
     vacuity = prop.antecedent if not antecedent_reached else None
     if prop.kind in ("always", "step"):
@@ -332,7 +427,7 @@ def check_property(
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
         answer = Answer("unknown")
-        if houdini_enabled():
+        if houdini_enabled() and not enc.open_bounds:
             answer = by_invariant(model, q, Deadline(max(deadline.left() / 2, 0.001)))
         if answer.status != "safe":
             answer = decide(q, max_depth=max_depth, deadline=deadline)
@@ -368,14 +463,14 @@ def _safety_result(
             prop,
             Verdict.UNKNOWN,
             reason=answer.reason,
-            holds_for=holds_for(model, answer),
+            holds_for=holds_for(enc, answer),
         )
     r = result(
         model,
         prop,
         Verdict.PROVED,
         certificate=answer.certificate,
-        holds_for=holds_for(model, answer),
+        holds_for=holds_for(enc, answer),
     )
     if antecedent is not None:
         _mark_vacuity(r, enc, antecedent, deadline, max_depth)
@@ -422,7 +517,7 @@ def _reach_result(
             Verdict.PROVED,
             certificate=answer.certificate,
             reason="proved unreachable: no reachable state satisfies it",
-            holds_for=holds_for(model, answer),
+            holds_for=holds_for(enc, answer),
         )
     return result(model, prop, Verdict.UNKNOWN, reason=answer.reason or found.reason)
 
@@ -606,7 +701,6 @@ def check_terminates(
     assert prop.pred is not None
     ranker = Ranker(enc, prop.pred, Deadline(max(deadline.left() / 2, 0.001)))
     ranking = ranker.synthesise()
-    bounds = ", ".join(f"{k}={v}" for k, v in model.bounds.items())
     if ranking is not None:
         actions = model.actions
         certificate = {
@@ -626,7 +720,7 @@ def check_terminates(
             prop,
             Verdict.PROVED,
             certificate=certificate,
-            holds_for=f"every well-formed state with {bounds} (unbounded in depth)",
+            holds_for=f"every well-formed state, {scope(enc)} (unbounded in depth)",
         )
     found = find_path(
         enc,
@@ -637,8 +731,15 @@ def check_terminates(
     )
     if found.status == "found" and found.trace is not None and found.loop_start is not None:
         trace = found.trace
-        exits = loop_exits(enc, found, prop.pred)
-        trace = Trace(trace.initial, trace.steps, found.loop_start, tuple(exits), trace.final)
+        exits = loop_exits(enc, found, prop.pred, trace.bounds)
+        trace = Trace(
+            trace.initial,
+            trace.steps,
+            found.loop_start,
+            None if exits is None else tuple(exits),
+            trace.final,
+            trace.bounds,
+        )
         return result(model, prop, Verdict.VIOLATED, trace=trace)
     why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
     return result(
@@ -646,18 +747,31 @@ def check_terminates(
         prop,
         Verdict.UNKNOWN,
         reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
-        holds_for=f"lassos of at most {found.depth} steps with {bounds} (bounded)",
+        holds_for=f"lassos of at most {found.depth} steps, {scope(enc, searched=True)} (bounded)",
     )
 
 
-def loop_exits(enc: Encoding, found: BmcOutcome, region: Callable[..., Any]) -> list[LoopExit]:
+def loop_exits(
+    enc: Encoding,
+    found: BmcOutcome,
+    region: Callable[..., Any],
+    opened: Mapping[str, int] | None = None,
+) -> list[LoopExit] | None:
     """The choices along the loop that leave the region (computed concretely on the decoded
-    states): who could break the loop, and how. Empty when every step of the loop is forced."""
+    states, with the lasso's values of the open bounds): who could break the loop, and how.
+    Empty when every step of the loop is forced; ``None`` when the rules cannot run with those
+    values (one lies outside the range the rule set supports)."""
     assert found.loop_start is not None
-    x, b = ConcreteOps(), enc.bounds
+    model = enc.model
+    if opened:
+        try:
+            model = Model(model.ruleset, {**dict(model.bounds), **opened})
+        except BoundsError:
+            return None
+    x, b = ConcreteOps(), model.bounds
     exits = []
     for pos, (s, m) in enumerate(found.states[found.loop_start : -1]):
-        for a, t, _ in concrete_moves(enc.model, s):
+        for a, t, _ in concrete_moves(model, s):
             if t is None:
                 continue
             mt = None
@@ -677,14 +791,12 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
     """Which declared bounds (``x.within`` guards) cut a transition from a reachable state that
     is not terminal: a bounded search finds the shallowest such state for each bound (one
     unrolling for all of them), and Spacer is asked to prove the others never cut."""
-    from turnproof.checks.symbolic import to_bool
 
     deadline = Deadline(timeout_s)
-    x = enc.ops()
 
     def cut(bound: str) -> Target:
         def target(k: int) -> Any:
-            live = z3.Not(to_bool(enc.model.is_terminal(enc.state(k), x)))
+            live = z3.Not(enc.is_terminal(k))
             return z3.And(live, enc.cut(k, bound))
 
         return target

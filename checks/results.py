@@ -75,6 +75,9 @@ class Trace:
     # did, and found none: every step of the loop is forced).
     exits: tuple[LoopExit, ...] | None = ()
     final: dict[str, Any] | None = None
+    # The values of the bounds a symbolic search left open, for this trace (the rules ran with
+    # them); empty when every bound had its value in the report.
+    bounds: dict[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -84,6 +87,8 @@ class Trace:
             "initial": self.initial,
             "steps": [s.to_json() for s in self.steps],
         }
+        if self.bounds:
+            out["bounds"] = dict(self.bounds)
         if self.loop_start is not None:
             out["loop_start"] = self.loop_start
             out["loop_exits"] = _exits_json(self.exits)
@@ -139,6 +144,9 @@ class PropertyResult:
     certificate: dict[str, Any] | None = None
     citations: tuple[str, ...] = ()
     holds_for: str = ""
+    # Bounds the symbolic engine left open (name -> the values covered, such as ">= 1"): the
+    # verdict holds for all of them, whatever ``bounds`` says.
+    for_all: dict[str, str] = field(default_factory=dict)
 
     @property
     def meets_expectation(self) -> bool:
@@ -175,11 +183,15 @@ class PropertyResult:
             out["bounds_reached"] = dict(self.bounds_reached)
         if self.holds_for:
             out["holds_for"] = self.holds_for
+        if self.for_all:
+            out["for_all"] = dict(self.for_all)
         if self.certificate is not None:
             out["certificate"] = self.certificate
         if self.trace is not None:
             out["trace"] = [s.to_json() for s in self.trace.steps]
             out["trace_initial"] = self.trace.initial
+            if self.trace.bounds:
+                out["trace_bounds"] = dict(self.trace.bounds)
             if self.trace.loop_start is not None:
                 out["loop_start"] = self.trace.loop_start
                 out["loop_exits"] = _exits_json(self.trace.exits)
@@ -208,8 +220,10 @@ class CheckReport:
         With two engines a property is judged on its best justified verdict: a symbolic UNKNOWN
         does not undo an explicit EXHAUSTIVE (the table still shows both rows, with the reason).
         A property fails when the engines disagree (an ``engines-agree`` result), when any engine
-        finds it vacuous, or when no engine's verdict meets its expectation and some engine
-        reached a verdict; it is unknown when every engine said UNKNOWN.
+        finds it vacuous, when an engine found a violation trace it did not expect (one found
+        with other values of bounds left open is no disagreement, but still a failure), or when
+        no engine's verdict meets its expectation and some engine reached a verdict; it is
+        unknown when every engine said UNKNOWN.
         """
         by_name: dict[str, list[PropertyResult]] = {}
         for r in self.results:
@@ -217,6 +231,11 @@ class CheckReport:
         failed = unknown = False
         for results in by_name.values():
             if any(r.kind == "engines-agree" or r.vacuous for r in results):
+                failed = True
+            elif any(
+                r.verdict is Verdict.VIOLATED and r.trace is not None and not r.meets_expectation
+                for r in results
+            ):
                 failed = True
             elif any(r.meets_expectation for r in results):
                 continue

@@ -18,6 +18,8 @@ answers contradict each other when one engine says ``VIOLATED`` and the other ``
 ``EXHAUSTIVE``, or, for a "can this happen?" query, one says ``WITNESSED`` and the other
 ``EXHAUSTIVE`` (no such state within the bounds). ``UNKNOWN`` contradicts nothing: it is not an
 answer. ``PROVED`` and ``EXHAUSTIVE`` agree (one is unbounded, the other is not, and both hold).
+A trace that the symbolic engine found with other values of the bounds it left open (``--for-all``
+or a property's ``for_all``) contradicts nothing either: it answers another instance.
 """
 
 from __future__ import annotations
@@ -165,6 +167,7 @@ def _call_engine(
     progress: Progress | None,
     antecedents_reached: set[str] | None = None,
     coverage: dict[str, int] | None = None,
+    open_bounds: Sequence[str] = (),
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -181,7 +184,20 @@ def _call_engine(
         kwargs["progress"] = progress
     if coverage is not None and "coverage" in params:
         kwargs["coverage"] = coverage
+    if open_bounds and "open_bounds" in params:
+        kwargs["open_bounds"] = tuple(open_bounds)
     return list(fn(model, list(properties), **kwargs))
+
+
+def check_open_bounds(model: Model, names: Sequence[str], engines: Sequence[str]) -> None:
+    """Refuse ``--for-all`` bounds before any work: the symbolic engine must run, and each name
+    must be a bound of the rule set that the rules only compare with state fields."""
+    if "symbolic" not in engines:
+        raise BoundsError(
+            f"--for-all {' '.join(names)}: only the symbolic engine leaves bounds open; "
+            "use --engine symbolic or --engine both"
+        )
+    load_symbolic().Encoding(model, (), tuple(names))
 
 
 def antecedents_reached(
@@ -209,6 +225,11 @@ def find_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
     }
     if not contradiction:
         return None
+    for r in (a, b):
+        if r.trace is not None and any(r.bounds.get(k) != v for k, v in r.trace.bounds.items()):
+            # A trace found with other values of the bounds left open: no contradiction with
+            # an answer about the values in the report (the trace still fails the property).
+            return None
     return f"engines disagree: {a.engine} says {a.verdict.value}, {b.engine} says {b.verdict.value}"
 
 
@@ -239,12 +260,14 @@ def run_check(
     *,
     labels: Mapping[str, Any] | None = None,
     on_engine: Callable[[str], None] | None = None,
+    open_bounds: Sequence[str] = (),
 ) -> CheckReport:
     """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
     ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
     the report's rule-set description; ``on_engine(name)`` is called as each engine starts (for
-    a progress display: the symbolic engine reports no progress of its own). Raises :class:`EngineUnavailableError` when the symbolic
-    engine is asked for but not installed."""
+    a progress display: the symbolic engine reports no progress of its own); ``open_bounds``
+    are left open by the symbolic engine (see :func:`check_open_bounds`). Raises
+    :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         raise TurnproofError(
@@ -266,7 +289,9 @@ def run_check(
         if "explicit" in per_engine:
             reached = antecedents_reached(properties, per_engine["explicit"])
         try:
-            per_engine[engine] = _call_engine(fn, model, properties, limits, progress, reached)
+            per_engine[engine] = _call_engine(
+                fn, model, properties, limits, progress, reached, open_bounds=open_bounds
+            )
         except ImportError as exc:  # a part of the engine (a solver back end) is missing
             raise EngineUnavailableError(
                 f"the symbolic engine is not available ({exc}); use --engine explicit"

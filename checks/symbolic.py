@@ -47,10 +47,11 @@ from typing import Any
 import z3
 from turnproof.checks.results import PropertyResult, Trace, Verdict
 from turnproof.checks.traces import step_record
+from turnproof.model.errors import BoundsError, UnknownNameError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Monitor, Property, _monitor_class
-from turnproof.model.rules import Action, Model
-from turnproof.model.schema import EnumDomain, Leaf, Seq, State, Term
+from turnproof.model.rules import Action, Bounds, BoundSpec, Model
+from turnproof.model.schema import EnumDomain, Leaf, Schema, Seq, State, Term
 
 # -- lifting Python values into Z3 ----------------------------------------------------------------
 
@@ -406,24 +407,108 @@ class Applied:
     successor: State | None  # None when a guard is false whatever the state
 
 
+class OpenBoundError(BoundsError):
+    """A bound cannot be left open: the rules need its value as a Python number."""
+
+
+class OpenBounds(Mapping[str, Any]):
+    """A model's bounds with some left open: an open bound reads as a Z3 term (the variable
+    ``bound.<name>@k`` of the step being encoded); the others keep their values. The rules read
+    it like any bound (``b.turns``), so the same rule functions give a transition formula that
+    holds for every value of the open bounds at once."""
+
+    def __init__(self, bounds: Bounds, terms: Mapping[str, Any]) -> None:
+        self._bounds = bounds
+        self._terms = dict(terms)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._terms:
+            return self._terms[name]
+        return getattr(self._bounds, name)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._terms[key] if key in self._terms else self._bounds[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds)
+
+    def specs(self) -> list[BoundSpec]:
+        return self._bounds.specs()
+
+
+class OpenRange(Leaf):
+    """The domain of an open bound: whole numbers from the bound's lowest value, no upper end."""
+
+    def __init__(self, lo: int) -> None:
+        self.lo = lo
+        self.hi = None  # type: ignore[assignment]
+
+    def default(self) -> Any:
+        return self.lo
+
+    def well_formed(self, value: Any, x: Any) -> Term:
+        return value >= self.lo
+
+    def describe(self, value: Any) -> Any:
+        return int(value)
+
+    def __repr__(self) -> str:
+        return f"Int[{self.lo}..]"
+
+
 class Encoding:
     """Z3 variables for the states of a model (and of its monitors), time step by time step,
-    with the initial-state, well-formedness and transition formulas over them."""
+    with the initial-state, well-formedness and transition formulas over them.
 
-    def __init__(self, model: Model, monitors: Sequence[Monitor] = ()) -> None:
+    ``open_bounds`` names bounds left open (see :class:`OpenBounds`): each is a variable of every
+    step (``bound.turns@k``, never changed by a transition, at least the bound's lowest value), so
+    the Horn clauses, the induction and the ranking functions treat it like a frozen state
+    variable and a proof holds for all of its values."""
+
+    def __init__(
+        self,
+        model: Model,
+        monitors: Sequence[Monitor] = (),
+        open_bounds: Sequence[str] = (),
+        *,
+        check: bool = True,
+    ) -> None:
         self.model = model
         self.monitors = tuple(monitors)
         self._vars: dict[int, list[Any]] = {}
         self._applied: dict[int, list[Applied]] = {}
-        self.schema = self.model.schema
+        self._schemas: dict[int, Schema] = {}
         self.bounds = self.model.bounds
+        self.open_bounds = tuple(dict.fromkeys(open_bounds))
+        specs = {sp.name: sp for sp in self.bounds.specs()}
+        for name in self.open_bounds:
+            if name not in specs:
+                raise UnknownNameError("bound", name, specs)
+        self.open_specs = [specs[name] for name in self.open_bounds]
+        self.schema = self.model.schema
         self.leaves: list[tuple[str, Leaf]] = self.schema.leaves()
         self.monitor_cls = (
             _monitor_class(tuple(m.name for m in self.monitors)) if self.monitors else None
         )
-        self.paths: list[str] = [p for p, _ in self.leaves] + [f"m.{m.name}" for m in self.monitors]
-        self.domains: list[Leaf] = [d for _, d in self.leaves] + [m.domain for m in self.monitors]
+        self.paths: list[str] = (
+            [p for p, _ in self.leaves]
+            + [f"m.{m.name}" for m in self.monitors]
+            + [f"bound.{name}" for name in self.open_bounds]
+        )
+        self.domains: list[Leaf] = (
+            [d for _, d in self.leaves]
+            + [m.domain for m in self.monitors]
+            + [OpenRange(sp.lo) for sp in self.open_specs]
+        )
         self._path_index = {p: i for i, p in enumerate(self.paths)}
+        self._mon_end = len(self.leaves) + len(self.monitors)
+        if self.open_bounds and check:
+            _check_openable(self)
 
     # -- variables ------------------------------------------------------------------------
     def vars(self, k: int) -> list[Any]:
@@ -444,6 +529,49 @@ class Encoding:
     def leaf_vars(self, k: int) -> list[Any]:
         return self.vars(k)[: len(self.leaves)]
 
+    def bounds_at(self, k: int) -> Any:
+        """The bounds the rules read at step ``k``: the model's, with the open ones as that
+        step's variables."""
+        if not self.open_bounds:
+            return self.bounds
+        terms = dict(zip(self.open_bounds, self.vars(k)[self._mon_end :]))
+        return OpenBounds(self.bounds, terms)
+
+    def schema_at(self, k: int) -> Schema:
+        """The schema whose ranges hold at step ``k`` (an open bound's range ends at its
+        variable)."""
+        if not self.open_bounds:
+            return self.schema
+        sch = self._schemas.get(k)
+        if sch is None:
+            sch = self._schemas[k] = self.model.ruleset.schema(self.bounds_at(k))
+        return sch
+
+    def param_vars(self, k: int) -> list[Any]:
+        """The variables of the open bounds at step ``k``."""
+        return self.vars(k)[self._mon_end :]
+
+    def params_at(self, k: int, values: Mapping[str, int] | None = None) -> Any:
+        """The open bounds have, at step ``k``, the given values (by default, the model's).
+        Bounded searches fix them so (:class:`~turnproof.checks.bmc.Unrolling`); proofs never
+        do."""
+        values = self.bounds if values is None else values
+        return z3.And(
+            *(v == values[name] for name, v in zip(self.open_bounds, self.param_vars(k)))
+        )
+
+    def decode_params(self, zm: Any, k: int = 0) -> dict[str, int]:
+        """The values a Z3 model gives the open bounds."""
+        return {
+            name: zm.eval(v, model_completion=True).as_long()
+            for name, v in zip(self.open_bounds, self.param_vars(k))
+        }
+
+    def is_terminal(self, k: int) -> Any:
+        """The state of step ``k`` is terminal."""
+        b = self.bounds_at(k)
+        return to_bool(self.model.ruleset.terminal(self.state(k), self.ops(), b))
+
     def var(self, path: str, k: int) -> Any:
         """The variable of leaf ``path`` (``stk.len``, ``u[1]``, ``m.seen``) at step ``k``."""
         return self.vars(k)[self._path_index[path]]
@@ -457,13 +585,13 @@ class Encoding:
     def monitor_values(self, k: int) -> Any:
         if self.monitor_cls is None:
             return None
-        return self.monitor_cls(*self.vars(k)[len(self.leaves) :])
+        return self.monitor_cls(*self.vars(k)[len(self.leaves) : self._mon_end])
 
     # -- formulas -------------------------------------------------------------------------
     def well_formed(self, k: int) -> Any:
         """Every leaf of step ``k`` lies in its domain (and sequences keep empty slots empty)."""
         x = self.ops()
-        parts = [to_bool(self.schema.well_formed(self.state(k), x))]
+        parts = [to_bool(self.schema_at(k).well_formed(self.state(k), x))]
         for v, d in zip(self.vars(k)[len(self.leaves) :], self.domains[len(self.leaves) :]):
             if not d.is_bool:
                 parts.append(to_bool(d.well_formed(v, x)))
@@ -480,9 +608,16 @@ class Encoding:
 
     def init(self, k: int = 0) -> Any:
         """Step ``k`` holds one of the model's initial states (with its initial monitors)."""
-        x, b = ConcreteOps(), self.bounds
+        if self.open_bounds:
+            # The initial states may depend on an open bound: build them from its term.
+            x: Any = self.ops()
+            b = self.bounds_at(k)
+            states = list(self.model.ruleset.initial(b))
+        else:
+            x, b = ConcreteOps(), self.bounds
+            states = self.model.initial_states()
         options = []
-        for s in self.model.initial_states():
+        for s in states:
             m = None
             if self.monitor_cls is not None:
                 m = self.monitor_cls(*(mon.init(s, x, b) for mon in self.monitors))
@@ -493,7 +628,8 @@ class Encoding:
         """Every rule instance run on the symbolic state of step ``k`` (cached per step)."""
         out = self._applied.get(k)
         if out is None:
-            out = [apply_action(a, self.state(k), self.bounds) for a in self.model.actions]
+            b = self.bounds_at(k)
+            out = [apply_action(a, self.state(k), b) for a in self.model.actions]
             self._applied[k] = out
         return out
 
@@ -509,8 +645,11 @@ class Encoding:
         if self.monitors:
             x = self.ops()
             s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
-            for mon, v in zip(self.monitors, nxt[len(self.leaves) :]):
-                parts.append(v == lift_like(mon.update(s, t, ap.action.rule, m, x, self.bounds), v))
+            b = self.bounds_at(k)
+            for mon, v in zip(self.monitors, nxt[len(self.leaves) : self._mon_end]):
+                parts.append(v == lift_like(mon.update(s, t, ap.action.rule, m, x, b), v))
+        # An open bound keeps its value along a path.
+        parts.extend(a == c for a, c in zip(self.param_vars(k), self.param_vars(k + 1)))
         return z3.And(*parts)
 
     def transition(self, k: int) -> Any:
@@ -535,7 +674,7 @@ class Encoding:
 
     def state_pred(self, pred: Callable[..., Any], k: int) -> Any:
         """A property's state predicate ``pred(s, x, b, m)`` at step ``k``."""
-        return to_bool(pred(self.state(k), self.ops(), self.bounds, self.monitor_values(k)))
+        return to_bool(pred(self.state(k), self.ops(), self.bounds_at(k), self.monitor_values(k)))
 
     def step_pred(self, pred: Callable[..., Any], k: int) -> Any:
         """A transition predicate ``pred(s, t, r, x, b, m)`` on the step from ``k``: one case per
@@ -543,9 +682,10 @@ class Encoding:
         s, t, m = self.state(k), self.state(k + 1), self.monitor_values(k)
         act = self.act_var(k)
         x = self.ops()
+        b = self.bounds_at(k)
         return z3.And(
             *(
-                z3.Implies(act == a.index, to_bool(pred(s, t, a.rule, x, self.bounds, m)))
+                z3.Implies(act == a.index, to_bool(pred(s, t, a.rule, x, b, m)))
                 for a in self.model.actions
             )
         )
@@ -564,7 +704,7 @@ class Encoding:
         state = self.schema.build(values[: len(self.leaves)])
         mons = None
         if self.monitor_cls is not None:
-            mons = self.monitor_cls(*values[len(self.leaves) :])
+            mons = self.monitor_cls(*values[len(self.leaves) : self._mon_end])
         return state, mons
 
     def decode_action(self, zm: Any, k: int) -> Action:
@@ -582,6 +722,7 @@ class Encoding:
             steps=steps,
             loop_start=loop_start,
             final=self.schema.describe_value(states[-1]),
+            bounds=self.decode_params(zm),
         )
 
     # -- rendering ------------------------------------------------------------------------
@@ -589,6 +730,66 @@ class Encoding:
         """A formula over step ``k`` with the model's field names instead of variable names."""
         pairs = [(v, z3.Const(p, v.sort())) for v, p in zip(self.vars(k), self.paths)]
         return str(z3.substitute(formula, *pairs)) if pairs else str(formula)
+
+
+def _check_openable(enc: Encoding) -> None:
+    """Refuse open bounds the rules need as numbers (see :func:`why_not_openable`), naming the
+    bounds of the rule set that can be left open."""
+    problem = why_not_openable(enc)
+    if problem:
+        if len(enc.open_bounds) > 1:
+            for name in enc.open_bounds:  # name the culprit
+                Encoding(enc.model, enc.monitors, (name,))
+        choices = openable_bounds(enc.model)
+        raise OpenBoundError(
+            f"bound {', '.join(enc.open_bounds)} cannot be left open: {problem}; bounds that "
+            f"can be left open: {', '.join(choices) or '(none)'}"
+        )
+
+
+def why_not_openable(enc: Encoding) -> str:
+    """Why the rules need the value of an open bound of ``enc`` as a number: it decides which
+    rule instances exist (a parameter's domain), or the schema, the initial states, the
+    terminal test or a rule uses it in Python (``range(b.players)``, ``min(b.hand0, ...)``, an
+    ``if`` on it). Empty when they do not."""
+    model = enc.model
+    labels = [a.label for a in model.actions]
+    for sp in enc.open_specs:
+        for value in sorted({sp.lo, sp.default, sp.hi}):
+            other = Model(model.ruleset, {**dict(model.bounds), sp.name: value})
+            if [a.label for a in other.actions] != labels:
+                return f"it decides which rule instances exist (they differ with {sp.name}={value})"
+    what = "the schema"
+    try:
+        b = enc.bounds_at(0)
+        for r in model.ruleset.rules:
+            for name, domain in r.params:
+                if callable(domain):
+                    what = f"the values of parameter {name} of rule {r.citation} {r.name}"
+                    values = [int(v) for v in domain(b)]
+                    if values != [int(v) for v in domain(model.bounds)]:
+                        return f"{what} depend on it"
+        what = "the schema"
+        enc.schema_at(0)
+        what = "the initial states"
+        enc.init(0)
+        what = "the terminal-state test"
+        enc.is_terminal(0)
+        for a in model.actions:
+            what = f"rule {a.rule.citation} {a.label}"
+            apply_action(a, enc.state(0), b)
+    except (z3.Z3Exception, TypeError) as exc:
+        return f"{what} needs its value as a number ({exc})"
+    return ""
+
+
+def openable_bounds(model: Model) -> list[str]:
+    """The bounds of ``model`` that the symbolic engine can leave open, in the rule set's order."""
+    return [
+        sp.name
+        for sp in model.bounds.specs()
+        if not why_not_openable(Encoding(model, (), (sp.name,), check=False))
+    ]
 
 
 def apply_action(action: Action, state: State, b: Any) -> Applied:
@@ -648,6 +849,7 @@ def check_properties(
     max_depth: int = DEFAULT_MAX_DEPTH,
     antecedents_reached: Iterable[str] = (),
     jobs: int | None = None,
+    open_bounds: Sequence[str] = (),
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
@@ -660,6 +862,9 @@ def check_properties(
     answers do not depend on the number of cores; otherwise, or with ``jobs=0``, they are
     checked here, one after the other.
 
+    ``open_bounds`` are left open for every property, on top of each property's own
+    ``for_all`` (:class:`Encoding`): a proof then holds for all their values.
+
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
     ``reason``, which ones could not be decided.
@@ -667,12 +872,15 @@ def check_properties(
     from turnproof.checks import workers
 
     reached = set(antecedents_reached)
+    open_bounds = tuple(open_bounds)
+    if open_bounds:
+        Encoding(model, (), open_bounds)  # refuse a bound that cannot be open, before any work
     jobs = workers.default_jobs() if jobs is None else max(0, jobs)
     recipe = workers.recipe_for(model, properties) if jobs > 0 else None
     if recipe is not None:
         tasks = [workers.Task(recipe, "", bounds_budget(timeout_s), max_depth)]
         tasks += [
-            workers.Task(recipe, p.name, timeout_s, max_depth, p.name in reached)
+            workers.Task(recipe, p.name, timeout_s, max_depth, p.name in reached, open_bounds)
             for p in properties
         ]
         # The slowest kinds first, so that no worker is left with a long task at the end.
@@ -690,6 +898,7 @@ def check_properties(
                 timeout_s=timeout_s,
                 max_depth=max_depth,
                 antecedent_reached=p.name in reached,
+                open_bounds=open_bounds,
             )
             for p in properties
         ]
@@ -723,13 +932,19 @@ def property_task(
     timeout_s: float,
     max_depth: int,
     antecedent_reached: bool = False,
+    open_bounds: Sequence[str] = (),
 ) -> PropertyResult:
     """One property, timed."""
     from turnproof.checks.proofs import check_property
 
     t0 = time.perf_counter()
     r = check_property(
-        model, prop, timeout_s=timeout_s, max_depth=max_depth, antecedent_reached=antecedent_reached
+        model,
+        prop,
+        timeout_s=timeout_s,
+        max_depth=max_depth,
+        antecedent_reached=antecedent_reached,
+        open_bounds=open_bounds,
     )
     r.seconds = time.perf_counter() - t0
     return r

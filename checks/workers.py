@@ -101,6 +101,7 @@ class Task:
     timeout_s: float
     max_depth: int
     antecedent_reached: bool = False
+    open_bounds: tuple[str, ...] = ()
 
 
 def run_task(task: Task) -> Any:
@@ -117,6 +118,7 @@ def run_task(task: Task) -> Any:
         timeout_s=task.timeout_s,
         max_depth=task.max_depth,
         antecedent_reached=task.antecedent_reached,
+        open_bounds=task.open_bounds,
     )
 
 

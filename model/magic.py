@@ -1239,6 +1239,13 @@ def _brace_in_combat(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
     return x.Implies(s.brace > 0, _is(x, s.step, *COMBAT_STEPS))
 
 
+#: The bounds the Magic claims hold for whatever their value: the number of turns, the maximum
+#: hand size, the number of effects of one duration and the actions per turn. The symbolic
+#: engine leaves them open, so its proofs cover every value (the explicit engine checks the
+#: value set). The other bounds shape the state itself (players, stack and waiting capacity,
+#: hand capacity, opening hands) or put a card in the game, and stay fixed.
+FOR_ALL = ("turns", "hand_max", "effects", "actions")
+
 PROPERTIES = (
     terminates(
         "cleanup-terminates",
@@ -1246,6 +1253,7 @@ PROPERTIES = (
         "that keeps creating triggers)",
         lambda s, x, b, m: s.step == Step.CLEANUP,
         citations=("MTG 514.3a", "MTG 704.3"),
+        for_all=FOR_ALL,
     ),
     always(
         "eot-effects-end-before-next-turn",
@@ -1254,6 +1262,7 @@ PROPERTIES = (
         _no_eot_left,
         antecedent=_turn_starts,
         citations=("MTG 514.2", "MTG 724.1d"),
+        for_all=FOR_ALL,
     ),
     step(
         "triggers-wait-for-resolving-object",
@@ -1262,6 +1271,7 @@ PROPERTIES = (
         _waits_for_resolution,
         antecedent=_fired_while_resolving,
         citations=("MTG 603.3", "MTG 608.2n", "MTG 117.5"),
+        for_all=FOR_ALL,
     ),
     step(
         "apnap-order",
@@ -1270,6 +1280,7 @@ PROPERTIES = (
         _apnap_ok,
         antecedent=_two_players_waiting,
         citations=("MTG 603.3b", "MTG 405.3"),
+        for_all=FOR_ALL,
     ),
     step(
         "lifo-resolution",
@@ -1277,6 +1288,7 @@ PROPERTIES = (
         _lifo,
         antecedent=lambda s, x, b, m: s.stack.length >= 2,
         citations=("MTG 405.2", "MTG 405.5", "MTG 608.1"),
+        for_all=FOR_ALL,
     ),
     always(
         "cleanup-priority-needs-sba-or-trigger",
@@ -1286,6 +1298,7 @@ PROPERTIES = (
         antecedent=_cleanup_priority,
         monitors=(ACTED,),
         citations=("MTG 514.3", "MTG 514.3a"),
+        for_all=FOR_ALL,
     ),
     step(
         "cleanup-with-priority-repeats",
@@ -1295,6 +1308,7 @@ PROPERTIES = (
         antecedent=_cleanup_priority,
         monitors=(HAD_PRIORITY,),
         citations=("MTG 514.3a",),
+        for_all=FOR_ALL,
     ),
     step(
         "end-turn-skips-to-cleanup",
@@ -1304,12 +1318,14 @@ PROPERTIES = (
         antecedent=lambda s, x, b, m: s.stage == Stage.PROC_A,
         monitors=(ENDING,),
         citations=("MTG 724.1a", "MTG 724.1b", "MTG 724.1d", "MTG 724.1e"),
+        for_all=FOR_ALL,
     ),
     step(
         "step-ends-after-all-pass",
         "a step with priority ends only after all players pass in succession with an empty stack",
         _step_end_ok,
         citations=("MTG 117.4", "MTG 500.2"),
+        for_all=FOR_ALL,
     ),
     always(
         "mana-empties-between-steps",
@@ -1317,6 +1333,7 @@ PROPERTIES = (
         _mana_empty,
         antecedent=_someone_has_mana,
         citations=("MTG 500.4",),
+        for_all=FOR_ALL,
     ),
     always(
         "eoc-effects-end-with-combat",
@@ -1324,6 +1341,7 @@ PROPERTIES = (
         _brace_in_combat,
         antecedent=lambda s, x, b, m: s.brace > 0,
         citations=("MTG 500.5", "MTG 724.2d"),
+        for_all=FOR_ALL,
     ),
     step(
         "creature-damage-never-costs-loyalty",
@@ -1334,9 +1352,10 @@ PROPERTIES = (
         ),
         antecedent=lambda s, x, b, m: x.And(s.sark_anim, s.sark_dmg > 0),
         citations=("MTG 514.2", "MTG 120.3c", "MTG 120.3e"),
+        for_all=FOR_ALL,
     ),
-    no_deadlock(citations=("MTG 500.1", "MTG 117.4")),
-    exclusive_automatic(citations=("MTG 117.5", "MTG 704.3", "MTG 514.3a")),
+    no_deadlock(citations=("MTG 500.1", "MTG 117.4"), for_all=FOR_ALL),
+    exclusive_automatic(citations=("MTG 117.5", "MTG 704.3", "MTG 514.3a"), for_all=FOR_ALL),
     reachable(
         "second-cleanup-step",
         "can a cleanup step with priority be followed by another cleanup step? (514.3a)",

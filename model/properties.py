@@ -68,6 +68,10 @@ class Property:
     monitors: tuple[Monitor, ...] = ()
     citations: tuple[str, ...] = ()
     expect: Expect = Expect.HOLDS
+    #: Bounds the claim is meant for *whatever their value* ("for any hand size"): the symbolic
+    #: engine leaves them open (a Z3 variable from the bound's lowest value up, with no upper
+    #: end), so a proof covers every value; the explicit engine checks the value in the bounds.
+    for_all: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

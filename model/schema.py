@@ -184,8 +184,11 @@ class BoolDomain(Leaf):
 
 
 class IntRange(Leaf):
-    def __init__(self, lo: int, hi: int) -> None:
-        if hi < lo:
+    """Integers from ``lo`` to ``hi``. The symbolic engine may give ``hi`` as a term (a bound left
+    open, such as "any number of turns"); only the explicit engine needs it to be a number."""
+
+    def __init__(self, lo: int, hi: Any) -> None:
+        if isinstance(hi, int) and hi < lo:
             raise SchemaError(f"empty integer range {lo}..{hi}")
         self.lo, self.hi = lo, hi
 

@@ -78,6 +78,7 @@ def render_properties_json(ruleset: RuleSet) -> str:
                     "description": p.description,
                     "citations": list(p.citations),
                     "mutants": [m.name for m in ruleset.mutants if p.name in m.breaks],
+                    "for_all": list(p.for_all),
                 }
                 for p in ruleset.properties
             ],

@@ -174,6 +174,12 @@ def render_header(report: CheckReport, engine_note: str = "") -> str:
             f"it should break: {', '.join(mutant['breaks']) or '(nothing named)'}"
         )
     lines.append(f"bounds: {format_bounds(report.bounds)}")
+    opened = sorted({name for r in report.results for name in r.for_all})
+    if opened:
+        lines.append(
+            f"left open by the symbolic engine: {', '.join(opened)} (its PROVED verdicts hold for "
+            "every value; the explicit engine checks the values above)"
+        )
     engines = " and ".join(report.engines)
     lines.append(f"engine: {engines}" + (f" ({engine_note})" if engine_note else ""))
     return "\n".join(lines)
@@ -213,6 +219,8 @@ def verdict_line(r: PropertyResult, report_bounds: Mapping[str, int] | None = No
     elif v is Verdict.WITNESSED:
         n = len(r.trace) if r.trace is not None else 0
         text = f"WITNESSED by a trace of {_plural(n, 'step')}"
+        if r.trace is not None and r.trace.bounds:
+            text += f" with {format_bounds(r.trace.bounds)}"
     else:
         text = "VIOLATED"
         if r.trace is not None:
@@ -222,6 +230,8 @@ def verdict_line(r: PropertyResult, report_bounds: Mapping[str, int] | None = No
                 text += f": a loop of {_plural(loop, 'step')}, entered after {_plural(t.loop_start, 'step')}"
             else:
                 text += f": a counterexample of {_plural(len(t), 'step')}"
+            if t.bounds:
+                text += f" with {format_bounds(t.bounds)}"
     if r.reason and v is not Verdict.UNKNOWN:
         text += f" ({r.reason})"
     return text
@@ -397,7 +407,10 @@ def render_trace(trace: Trace, exits_known: bool = True) -> str:
     """A trace as a story; see the module docstring. States are numbered from 0; step ``k``
     leads from state ``k-1`` to state ``k``. ``exits_known=False`` says that the engine did not
     look for ways out of a loop, so an empty ``trace.exits`` proves nothing."""
-    lines = ["state 0"]
+    lines = []
+    if trace.bounds:
+        lines.append(f"with {format_bounds(trace.bounds)} (bounds the symbolic engine left open)")
+    lines.append("state 0")
     lines.extend(f"  {k} = {format_value(v)}" for k, v in trace.initial.items())
     loop = trace.loop_start
     if loop == 0:
@@ -508,6 +521,8 @@ def render_properties(ruleset: RuleSet) -> str:
             f"  rules: {', '.join(p.citations) or '(none cited)'}",
             f"  caught mutants: {', '.join(mutants) or '(none yet)'}",
         ]
+        if p.for_all:
+            lines.append(f"  for all: {', '.join(p.for_all)} (proved for every value)")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
 

@@ -28,6 +28,7 @@ from turnproof.checks.explicit import Progress as ProgressCallback
 from turnproof.checks.results import Finding
 from turnproof.checks.runner import (
     ENGINE_CHOICES,
+    check_open_bounds,
     engines_for,
     is_symbolic_available,
     load_symbolic,
@@ -253,6 +254,16 @@ def _amendment_options(fn: F) -> F:
     help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
 )
 @click.option(
+    "--for-all",
+    "for_all",
+    multiple=True,
+    metavar="NAME",
+    help="Symbolic engine: leave this bound open, so that a PROVED holds for every value of "
+    "it from its lowest up (repeatable), on top of each property's own. The explicit engine "
+    "still checks the value set by --bound. Only bounds that the rules compare with state "
+    "fields can be left open (e.g. magic: turns, hand_max, effects, actions).",
+)
+@click.option(
     "--engine",
     type=click.Choice(ENGINE_CHOICES),
     default=None,
@@ -276,6 +287,7 @@ def check_command(
     ruleset: str | None,
     property_names: tuple[str, ...],
     bound_texts: tuple[str, ...],
+    for_all: tuple[str, ...],
     engine: str | None,
     fmt: str,
     max_states: int | None,
@@ -300,6 +312,11 @@ def check_command(
       turnproof check bench --property cleanup-terminates --bound cmax=1
       turnproof check bench --max-states 1000 --format json
       turnproof check bench --engine explicit --out reports/bench
+      turnproof check magic --property eot-effects-end-before-next-turn --for-all turns
+
+    A property may quantify over bounds itself (`turnproof properties` lists them as
+    "for all"): the symbolic engine proves it for every value of those bounds, and the report
+    says for which values each PROVED holds.
     """
     rs = _ruleset(ruleset)
     valid_bounds = [s.name for s in rs.bound_specs]
@@ -308,6 +325,8 @@ def check_command(
         rs, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
     )
     engines, note = _choose_engines(engine)
+    if for_all:
+        check_open_bounds(selection.model, for_all, engines)
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
     with _progress_bar(show_progress) as (progress, on_engine):
@@ -319,6 +338,7 @@ def check_command(
             progress,
             labels=selection.labels(),
             on_engine=on_engine,
+            open_bounds=for_all,
         )
 
     plain = text.render_check(report, note)
