@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-
 from turnproof.checks.explicit import explore, find_inconsistencies
 from turnproof.model.magic import MAGIC
 from turnproof.model.rules import Model
