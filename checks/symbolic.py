@@ -964,9 +964,11 @@ class BoundsOutcome:
     def apply(self, r: PropertyResult) -> None:
         """Record the outcome on a property's result."""
         r.bounds_reached = dict(self.reached)
-        if self.undecided:
+        # A bound the result holds for whatever its value needs no note on where it cuts.
+        undecided = [b for b in self.undecided if b not in r.for_all]
+        if undecided:
             note = (
-                f"not decided whether the bounds {', '.join(self.undecided)} cut a reachable "
+                f"not decided whether the bounds {', '.join(undecided)} cut a reachable "
                 f"transition ({self.reason})"
             )
             r.reason = f"{r.reason}; {note}" if r.reason else note

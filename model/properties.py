@@ -20,6 +20,9 @@ as ``m.<name>``. The rule set never writes a monitor, so a monitor cannot be foo
 watches (for instance, "an SBA or a trigger happened this cleanup step" is computed from the kinds
 of the rules that fired).
 
+*For all*: a property names the bounds it is meant for whatever their value (``for_all``); the
+symbolic engine leaves them open, so that its proofs cover every value, and the report says so.
+
 *Antecedents* keep implications honest: a property ``A -> B`` names ``A`` as its antecedent, and
 the engines show that some reachable state satisfies it; otherwise the property is vacuous and
 fails its expectation.

@@ -128,4 +128,10 @@ def test_magic_at_default_bounds_with_both_engines() -> None:
             assert r.reason and r.certificate is None
         if r.verdict is Verdict.PROVED:
             assert r.certificate is not None and r.certificate["checked"]
+            # Magic's properties quantify over turns, hand size, effects and actions: a proof
+            # covers every value, and says so.
+            assert set(r.for_all) == set(MAGIC.property(r.name).for_all)
+    eot = sym["eot-effects-end-before-next-turn"]  # "whatever the number of turns" (issue 3)
+    assert eot.verdict is Verdict.PROVED and eot.for_all["turns"] == ">= 1"
+    assert "every turns >= 1" in eot.holds_for and "turns=2" not in eot.holds_for
     assert report.exit_code == 0
