@@ -556,9 +556,7 @@ class Encoding:
         Bounded searches fix them so (:class:`~turnproof.checks.bmc.Unrolling`); proofs never
         do."""
         values = self.bounds if values is None else values
-        return z3.And(
-            *(v == values[name] for name, v in zip(self.open_bounds, self.param_vars(k)))
-        )
+        return z3.And(*(v == values[name] for name, v in zip(self.open_bounds, self.param_vars(k))))
 
     def decode_params(self, zm: Any, k: int = 0) -> dict[str, int]:
         """The values a Z3 model gives the open bounds."""

@@ -22,8 +22,16 @@ def test_magic_rules_are_consistent_within_one_turn():
 
 
 def test_two_automatic_rules_at_once_are_found_with_their_rules_and_a_trace():
-    r = run("consistency", "magic", "--mutant", "cleanup-always-priority", "--bound", "turns=1",
-            "--format", "json")
+    r = run(
+        "consistency",
+        "magic",
+        "--mutant",
+        "cleanup-always-priority",
+        "--bound",
+        "turns=1",
+        "--format",
+        "json",
+    )
     assert r.exit_code == 1
     doc = json.loads(r.output)
     (finding,) = doc["findings"]

@@ -18,9 +18,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 @pytest.mark.slow
 def test_mypy_is_clean_on_model_and_checks(tmp_path: pathlib.Path) -> None:
-    if shutil.which("mypy") is None and subprocess.run(
-        [sys.executable, "-m", "mypy", "--version"], capture_output=True
-    ).returncode:
+    if (
+        shutil.which("mypy") is None
+        and subprocess.run(
+            [sys.executable, "-m", "mypy", "--version"], capture_output=True
+        ).returncode
+    ):
         pytest.skip("mypy is not installed (pip install -e '.[test]')")
     pkg = tmp_path / "turnproof"
     pkg.mkdir()
@@ -28,9 +31,22 @@ def test_mypy_is_clean_on_model_and_checks(tmp_path: pathlib.Path) -> None:
     for folder in ("model", "checks", "reports", "scenarios"):
         (pkg / folder).symlink_to(ROOT / folder)
     run = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-         "--cache-dir", str(tmp_path / "cache"), "-p", "turnproof.model", "-p", "turnproof.checks"],
-        cwd=tmp_path, env={"MYPYPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "-p",
+            "turnproof.model",
+            "-p",
+            "turnproof.checks",
+        ],
+        cwd=tmp_path,
+        env={"MYPYPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
