@@ -1240,11 +1240,12 @@ def _brace_in_combat(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
 
 
 #: The bounds the Magic claims hold for whatever their value: the number of turns, the maximum
-#: hand size, the number of effects of one duration and the actions per turn. The symbolic
-#: engine leaves them open, so its proofs cover every value (the explicit engine checks the
-#: value set). The other bounds shape the state itself (players, stack and waiting capacity,
-#: hand capacity, opening hands) or put a card in the game, and stay fixed.
-FOR_ALL = ("turns", "hand_max", "effects", "actions")
+#: hand size, the number of effects of one duration, the actions per turn, the most damage marked
+#: and unspent mana, and Sarkhan's starting loyalty. The symbolic engine leaves them open, so its
+#: proofs cover every value (the explicit engine checks the value set). The other bounds shape
+#: the state itself (players, stack and waiting capacity, hand capacity, opening hands) or put a
+#: card in the game, and stay fixed.
+FOR_ALL = ("turns", "hand_max", "effects", "actions", "damage", "mana", "loyalty")
 
 PROPERTIES = (
     terminates(
