@@ -16,6 +16,7 @@ proved: a violation names the rules involved and the state, an unknown says why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import z3
@@ -23,6 +24,7 @@ from turnproof.checks.bmc import Deadline
 from turnproof.checks.proofs import Query, decide
 from turnproof.checks.results import Finding
 from turnproof.checks.symbolic import Encoding, concrete_moves
+from turnproof.model.errors import BoundsError
 from turnproof.model.rules import Model
 from turnproof.model.schema import State
 
@@ -71,11 +73,16 @@ def enabled_rules(model: Model, s: State) -> list[str]:
 
 
 def check_consistency(
-    model: Model, *, timeout_s: float = 60.0, max_depth: int = 40
+    model: Model,
+    *,
+    timeout_s: float = 60.0,
+    max_depth: int = 40,
+    open_bounds: Sequence[str] = (),
 ) -> list[Finding]:
-    """Every finding of the consistency checks on ``model`` (an empty list: both proved)."""
+    """Every finding of the consistency checks on ``model`` (an empty list: both proved, for
+    every value of the ``open_bounds``; see :class:`~turnproof.checks.symbolic.Encoding`)."""
     findings = []
-    enc = Encoding(model)
+    enc = Encoding(model, (), open_bounds)
     for kind in CHECKS:
         answer = decide(
             consistency_query(enc, kind), max_depth=max_depth, deadline=Deadline(timeout_s)
@@ -86,7 +93,14 @@ def check_consistency(
         if answer.status == "unknown" or last is None:
             findings.append(Finding(kind, "unknown", answer.reason or "undecided"))
             continue
-        enabled = enabled_rules(model, last)
+        here = model
+        if answer.trace is not None and answer.trace.bounds:
+            # Found with other values of the open bounds: list the rules with those values.
+            try:
+                here = Model(model.ruleset, {**dict(model.bounds), **answer.trace.bounds})
+            except BoundsError:
+                here = model
+        enabled = enabled_rules(here, last)
         if kind == "no-deadlock":
             message = "a reachable state that is not terminal where no rule applies"
             rules: tuple[str, ...] = ()

@@ -229,6 +229,20 @@ def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     return apply
 
 
+def _for_all_option(fn: F) -> F:
+    """--for-all: bounds the symbolic engine leaves open."""
+    return click.option(
+        "--for-all",
+        "for_all",
+        multiple=True,
+        metavar="NAME",
+        help="Symbolic engine: leave this bound open, so that a proof holds for every value of "
+        "it from its lowest up (repeatable), on top of each property's own. The explicit engine "
+        "still checks the value set by --bound. Only bounds that the rules compare with state "
+        "fields can be left open (e.g. magic: turns, hand_max, effects, actions).",
+    )(fn)
+
+
 def _amendment_options(fn: F) -> F:
     """--mutant and --variant: which amended rule set to work on."""
     fn = click.option("--variant", metavar="NAME", help="Use this variant of the rule set.")(fn)
@@ -253,16 +267,7 @@ def _amendment_options(fn: F) -> F:
     metavar="NAME=VALUE",
     help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
 )
-@click.option(
-    "--for-all",
-    "for_all",
-    multiple=True,
-    metavar="NAME",
-    help="Symbolic engine: leave this bound open, so that a PROVED holds for every value of "
-    "it from its lowest up (repeatable), on top of each property's own. The explicit engine "
-    "still checks the value set by --bound. Only bounds that the rules compare with state "
-    "fields can be left open (e.g. magic: turns, hand_max, effects, actions).",
-)
+@_for_all_option
 @click.option(
     "--engine",
     type=click.Choice(ENGINE_CHOICES),
@@ -374,6 +379,7 @@ def check_command(
     metavar="NAME=VALUE",
     help="Set a bound, e.g. --bound turns=2 (repeatable).",
 )
+@_for_all_option
 @click.option(
     "--engine",
     type=click.Choice(ENGINE_CHOICES),
@@ -391,6 +397,7 @@ def check_command(
 def consistency_command(
     ruleset: str | None,
     bound_texts: tuple[str, ...],
+    for_all: tuple[str, ...],
     engine: str,
     fmt: str,
     max_states: int | None,
@@ -410,6 +417,7 @@ def consistency_command(
       turnproof consistency magic
       turnproof consistency magic --mutant cleanup-always-priority
       turnproof consistency magic --engine both --bound turns=1
+      turnproof consistency bench --engine symbolic --for-all turns --for-all budget
     """
     rs = _ruleset(ruleset)
     valid_bounds = [s.name for s in rs.bound_specs]
@@ -417,6 +425,8 @@ def consistency_command(
     selection = select(rs, bounds=bounds, variant=variant, mutant=mutant)
     engines, _ = _choose_engines(engine)
     model = selection.model
+    if for_all:
+        check_open_bounds(model, for_all, engines)
     findings: list[Finding] = []
     complete = True
     notes: list[str] = []
@@ -431,9 +441,12 @@ def consistency_command(
     if "symbolic" in engines:
         from turnproof.checks.consistency import check_consistency
 
-        found = check_consistency(model, timeout_s=max_seconds or 60.0)
+        found = check_consistency(model, timeout_s=max_seconds or 60.0, open_bounds=for_all)
         findings.extend(found)
-        notes.append("symbolic: " + (f"{len(found)} finding(s)" if found else "both checks proved"))
+        scope = f" for every value of {', '.join(for_all)}" if for_all else ""
+        notes.append(
+            "symbolic: " + (f"{len(found)} finding(s)" if found else f"both checks proved{scope}")
+        )
     violated = [f for f in findings if f.status == "violated"]
     code = 1 if violated else 3 if (findings or not complete) else 0
     if fmt == "json":

@@ -153,3 +153,24 @@ def test_open_bound_variable_is_frozen_along_a_path() -> None:
     s = z3.Solver()
     s.add(enc.init(0), enc.transition(0), enc.var("bound.turns", 1) != enc.var("bound.turns", 0))
     assert s.check() == z3.unsat
+
+
+def test_consistency_with_open_bounds() -> None:
+    """The consistency checks leave bounds open too: the deadlock check is proved for every
+    number of turns, and bench's known clash of automatic rules comes with its bound values."""
+    runner = CliRunner()
+    out = runner.invoke(
+        cli,
+        ["consistency", "bench", "--engine", "symbolic", "--for-all", "turns", "--format", "json"],
+    )
+    assert out.exit_code == 1, out.output
+    data = json.loads(out.output)
+    (finding,) = data["findings"]
+    assert finding["check"] == "exclusive-automatic" and finding["status"] == "violated"
+    assert finding["trace"]["bounds"] == {"turns": 3}
+    text_out = runner.invoke(
+        cli, ["consistency", "bench", "--engine", "symbolic", "--for-all", "turns"]
+    )
+    assert "with turns=3 (bounds the symbolic engine left open)" in text_out.output
+    refused = runner.invoke(cli, ["consistency", "bench", "--for-all", "turns"])
+    assert refused.exit_code == 2 and "only the symbolic engine" in refused.output
