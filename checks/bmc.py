@@ -61,14 +61,11 @@ class Deadline:
         solver.set("timeout", max(1, int(self.left() * 1000)))
 
 
-def finite_solver(enc: Encoding | None = None) -> Any:
+def finite_solver() -> Any:
     """An incremental solver for formulas whose variables all have finite ranges: Z3's
     finite-domain logic bit-blasts them to its SAT core (on the bench model, eight times faster
-    than the default solver at depth 26). With bounds left open (``enc.open_bounds``) the ranges
-    have no upper end (and the finite-domain solver gives up on a comparison of two variables),
-    so the general solver is used."""
-    if enc is not None and enc.open_bounds:
-        return z3.Solver()
+    than the default solver at depth 26). It gives up on a comparison of two variables, which
+    is why :class:`Unrolling` substitutes values for open bounds."""
     return z3.SolverFor("QF_FD")
 
 

@@ -182,7 +182,7 @@ def k_induction(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     case for ``k`` (``k`` good steps on a simple path, then a bad one)."""
     enc = q.enc
     base = Unrolling(enc)
-    step = finite_solver(enc)
+    step = finite_solver()
     step.add(enc.well_formed(0))
     for k in range(max_depth + 1):
         found = find_path(enc, q.target, max_depth=k, deadline=deadline, unrolling=base, start=k)

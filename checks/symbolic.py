@@ -751,19 +751,13 @@ def why_not_openable(enc: Encoding) -> str:
     terminal test or a rule uses it in Python (``range(b.players)``, ``min(b.hand0, ...)``, an
     ``if`` on it). Empty when they do not."""
     model = enc.model
-    labels = [a.label for a in model.actions]
-    for sp in enc.open_specs:
-        for value in sorted({sp.lo, sp.default, sp.hi}):
-            other = Model(model.ruleset, {**dict(model.bounds), sp.name: value})
-            if [a.label for a in other.actions] != labels:
-                return f"it decides which rule instances exist (they differ with {sp.name}={value})"
     what = "the schema"
     try:
         b = enc.bounds_at(0)
         for r in model.ruleset.rules:
             for name, domain in r.params:
                 if callable(domain):
-                    what = f"the values of parameter {name} of rule {r.citation} {r.name}"
+                    what = f"the rule instances of {r.citation} {r.name} (parameter {name})"
                     values = [int(v) for v in domain(b)]
                     if values != [int(v) for v in domain(model.bounds)]:
                         return f"{what} depend on it"

@@ -229,6 +229,17 @@ def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     return apply
 
 
+def _bound_option(fn: F) -> F:
+    """--bound NAME=VALUE, repeatable."""
+    return click.option(
+        "--bound",
+        "bound_texts",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
+    )(fn)
+
+
 def _for_all_option(fn: F) -> F:
     """--for-all: bounds the symbolic engine leaves open."""
     return click.option(
@@ -260,13 +271,7 @@ def _amendment_options(fn: F) -> F:
     metavar="NAME",
     help="Check only this property (repeatable). Default: every property of the rule set.",
 )
-@click.option(
-    "--bound",
-    "bound_texts",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
-)
+@_bound_option
 @_for_all_option
 @click.option(
     "--engine",
@@ -372,13 +377,7 @@ def check_command(
 
 @cli.command("consistency")
 @click.argument("ruleset", required=False, metavar="[RULESET]")
-@click.option(
-    "--bound",
-    "bound_texts",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Set a bound, e.g. --bound turns=2 (repeatable).",
-)
+@_bound_option
 @_for_all_option
 @click.option(
     "--engine",
