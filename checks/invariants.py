@@ -1,24 +1,31 @@
-"""Houdini-style inference of inductive invariants, used to strengthen the unbounded proofs.
+"""Inductive invariants over the control fields, used to strengthen the unbounded proofs.
 
-Candidates come from templates over the schema's leaves (their domains are small):
+The invariant is the least fixed point of the rules in a finite abstract domain, computed on the
+symbolic transition formula (so it covers every well-formed state, not only reached ones):
 
-* ``in``: a leaf takes only some of its domain's values (``stage in {2, 3}``);
-* ``imp``: ``a == v`` implies ``b in S`` (``S``: the values ``b`` takes when ``a == v``);
-* ``eq`` and ``le``: one leaf equals, or is at most, another.
+* the *fields* are the leaves that hold the game's control structure (enumerated leaves and
+  sequence lengths) and the leaves the property reads;
+* for each field ``a``, each value ``v`` of ``a`` and each other field ``b``, the domain keeps a
+  set ``S(a, v, b)``: the claim ``a == v -> b in S`` (an empty set says ``a != v``), and for each
+  field a set ``S(a)``: ``a in S``;
+* a field whose range ends at an open bound keeps its fixed-bound values, the last standing for
+  "that value or more" (``brace >= 2``), so the domain stays finite whatever the bound.
 
-They are *filtered* on the states the explicit engine reaches in the same model (a candidate
-false in one of them cannot be an invariant), which is a sound filter but no evidence at all
-that a candidate holds. Then Houdini (Flanagan and Leino, 2001) finds the largest subset ``C``
-with ``Init => C`` and ``C and T => C'`` on the symbolic transition formula ``T`` (every rule
-instance, guards included): one query ``C and T and not(C')`` per round, every candidate false
-in its model dropped, until the query is unsatisfiable. What is left is an inductive invariant;
-it is re-checked once on a fresh plain solver before anything uses it.
+The sets start from the states the explicit engine reaches (``S(a, v, b)`` is the values ``b``
+takes when ``a == v``; empty for a value never seen). Each round asks Z3 for a transition from a
+state that satisfies every claim to one that breaks a claim, and *widens* the broken claims with
+the values of that successor (and of the states reachable from its predecessor) instead of
+dropping them, the way an abstract interpreter joins. Every widening adds values to finite sets,
+so the iteration ends; when Z3 finds no such transition, the claims that are not trivially true
+form an inductive invariant. Starting below the least fixed point (reached states satisfy every
+inductive invariant) and widening only with states that satisfy it, the iteration ends exactly at
+the least fixed point of the domain: the strongest invariant it can express, the same on every
+run. Houdini (Flanagan and Leino, 2001), which drops a broken claim instead of widening it, is
+the special case of one fixed set per claim; widening keeps the claims a proof needs even when
+the reached states make them too strong at first.
 
-The result depends only on the candidate set (Houdini's answer is the unique largest inductive
-subset), and the candidates are generated in a sorted order from an exploration bounded by a
-state count, not by time: the same model gives the same invariant, computed or read back from
-the on-disk cache (keyed by the rule set's content hash and the bounds), and an invariant read
-from the cache is checked again before it is used.
+The invariant is re-checked on fresh solvers before use, is memoised per process and cached on
+disk, keyed by the rule set's content hash, the bounds, the open bounds and the fields.
 """
 
 from __future__ import annotations
@@ -32,73 +39,85 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-from turnproof.checks.bmc import Deadline, finite_solver, general_solver_needed
-from turnproof.checks.symbolic import Encoding, lift_like
+from turnproof.checks.bmc import Deadline, finite_solver
+from turnproof.checks.symbolic import Encoding, concrete_moves
+from turnproof.model.errors import BoundsError
+from turnproof.model.ops import ConcreteOps
 from turnproof.model.rules import Model
 
-#: Reachable states sampled to filter candidates (the exploration stops there).
-MAX_SAMPLES = 600_000
-#: Candidate-generator version: part of the cache key.
-GENERATOR = 1
+#: Reachable states sampled to start the sets (the exploration stops there).
+MAX_SAMPLES = 100_000
+#: Domain version: part of the cache key.
+GENERATOR = 2
+#: States explored concretely from each counterexample's first state.
+FORWARD_STATES = 2_000
 
 
 @dataclass(frozen=True, order=True)
 class Candidate:
-    """One candidate invariant over the leaves of a single state."""
+    """One claim over the leaves of a single state: ``a in values`` (``in``) or
+    ``a == v -> b in values`` (``imp``). ``a_top``/``b_top``, when not -1, is the value of that
+    field that stands for "this value or more" (its range ends at an open bound)."""
 
-    kind: str  # "in" | "imp" | "eq" | "le"
+    kind: str  # "in" | "imp"
     a: str
     v: int = 0
     b: str = ""
     values: tuple[int, ...] = ()
+    a_top: int = -1
+    b_top: int = -1
 
     def formula(self, enc: Encoding, k: int) -> Any:
-        """The candidate over the variables of step ``k``."""
+        """The claim over the variables of step ``k``."""
         va = enc.var(self.a, k)
         if self.kind == "in":
-            return _member(va, self.values)
-        if self.kind == "imp":
-            vb = enc.var(self.b, k)
-            return z3.Implies(va == lift_like(self.v, va), _member(vb, self.values))
+            return _member(va, self.values, self.a_top)
         vb = enc.var(self.b, k)
-        if self.kind == "eq":
-            return va == vb
-        return va <= vb
+        return z3.Implies(_member(va, (self.v,), self.a_top), _member(vb, self.values, self.b_top))
+
+    def holds(self, row: Sequence[int], index: dict[str, int]) -> bool:
+        """The claim on a concrete row of leaf values."""
+        a = _cls(row[index[self.a]], self.a_top)
+        if self.kind == "in":
+            return a in self.values
+        return a != self.v or _cls(row[index[self.b]], self.b_top) in self.values
 
     def render(self, enc: Encoding) -> str:
-        """The candidate with field names (enum values by name)."""
+        """The claim with field names (enum values by name)."""
         if self.kind == "in":
-            return f"{self.a} in {_show(enc, self.a, self.values)}"
-        if self.kind == "imp":
-            return (
-                f"{self.a} == {_show(enc, self.a, (self.v,))[1:-1]} -> "
-                f"{self.b} in {_show(enc, self.b, self.values)}"
-            )
-        return f"{self.a} {'==' if self.kind == 'eq' else '<='} {self.b}"
+            return f"{self.a} in {_show(enc, self.a, self.values, self.a_top)}"
+        left = _show(enc, self.a, (self.v,), self.a_top)[1:-1]
+        op = "" if left.startswith(">=") else "== "
+        right = _show(enc, self.b, self.values, self.b_top)
+        return f"{self.a} {op}{left} -> {self.b} in {right}"
 
     def as_json(self) -> list[Any]:
-        return [self.kind, self.a, self.v, self.b, list(self.values)]
+        return [self.kind, self.a, self.v, self.b, list(self.values), self.a_top, self.b_top]
 
     @staticmethod
     def from_json(data: Sequence[Any]) -> Candidate:
-        kind, a, v, b, values = data
-        return Candidate(str(kind), str(a), int(v), str(b), tuple(int(x) for x in values))
+        kind, a, v, b, values, a_top, b_top = data
+        return Candidate(
+            str(kind), str(a), int(v), str(b), tuple(int(x) for x in values), int(a_top), int(b_top)
+        )
 
 
-def _member(v: Any, values: Sequence[int]) -> Any:
+def _cls(value: int, top: int) -> int:
+    return min(int(value), top) if top >= 0 else int(value)
+
+
+def _member(v: Any, values: Sequence[int], top: int = -1) -> Any:
     if z3.is_bool(v):
         if len(values) == 1:
             return v if values[0] else z3.Not(v)
         return z3.BoolVal(len(values) > 1)
-    if not values:
-        return z3.BoolVal(False)
-    lo, hi = values[0], values[-1]
-    if list(values) == list(range(lo, hi + 1)):
-        return v == lo if lo == hi else z3.And(v >= lo, v <= hi)
-    return z3.Or(*(v == c for c in values))
+    parts = [v == c for c in values if c != top]
+    if top >= 0 and top in values:
+        parts.append(v >= top)
+    return z3.Or(*parts) if len(parts) != 1 else parts[0]
 
 
-def _show(enc: Encoding, path: str, values: Sequence[int]) -> str:
+def _show(enc: Encoding, path: str, values: Sequence[int], top: int = -1) -> str:
     d = enc.domains[enc.paths.index(path)]
     enum = getattr(d, "enum", None)
     if d.is_bool:
@@ -106,11 +125,42 @@ def _show(enc: Encoding, path: str, values: Sequence[int]) -> str:
     elif enum is not None:
         shown = [enum(c).name for c in values]
     else:
-        shown = [str(c) for c in values]
+        shown = [f">={c}" if c == top else str(c) for c in values]
     return "{" + ", ".join(shown) + "}"
 
 
-# -- candidates -----------------------------------------------------------------------------------
+# -- the domain -----------------------------------------------------------------------------------
+
+
+def control_fields(enc: Encoding, *formulas: Any) -> list[str]:
+    """The fields of the domain: enumerated leaves, sequence lengths, and the leaves that
+    ``formulas`` (a property's bad condition) read; in schema order."""
+    leaves = enc.model.schema.leaves()
+    read = set().union(*(_leaves_of(enc, f) for f in formulas)) if formulas else set()
+    return [
+        p
+        for p, d in leaves
+        if getattr(d, "enum", None) is not None or p.endswith(".len") or p in read
+    ]
+
+
+def _leaves_of(enc: Encoding, formula: Any) -> set[str]:
+    names = {p for p, _ in enc.model.schema.leaves()}
+    out: set[str] = set()
+    seen: set[int] = set()
+    todo = [formula]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = str(e).rsplit("@", 1)[0]
+            if name in names:
+                out.add(name)
+            continue
+        todo.extend(e.children())
+    return out
 
 
 def sample_columns(model: Model, max_states: int = MAX_SAMPLES) -> list[bytes]:
@@ -124,50 +174,88 @@ def sample_columns(model: Model, max_states: int = MAX_SAMPLES) -> list[bytes]:
     return [bytes(int(r[j]) for r in rows) for j in range(len(model.schema.leaves()))]
 
 
-def candidates(model: Model, columns: Sequence[bytes]) -> list[Candidate]:
-    """Every template instance true on all the sampled states, sorted."""
-    leaves = model.schema.leaves()
-    n = len(leaves)
-    seen = [sorted(set(col)) for col in columns]
-    out: list[Candidate] = []
-    # one byte-per-state mask (as an int) for every leaf value that occurs
-    masks: list[dict[int, int]] = []
-    for j in range(n):
-        table = {}
-        for v in seen[j]:
-            mapping = bytes(1 if c == v else 0 for c in range(256))
-            table[v] = int.from_bytes(columns[j].translate(mapping), "big")
-        masks.append(table)
-    for j, (path, d) in enumerate(leaves):
-        if len(seen[j]) < d.hi - d.lo + 1:
-            out.append(Candidate("in", path, values=tuple(seen[j])))
-    for i, (pa, _) in enumerate(leaves):
-        if len(seen[i]) < 2:
-            continue  # a constant leaf: its "in" candidate says everything
-        for v in seen[i]:
-            mi = masks[i][v]
-            for j, (pb, _) in enumerate(leaves):
-                if j == i or len(seen[j]) < 2:
-                    continue
-                with_v = tuple(w for w in seen[j] if mi & masks[j][w])
-                if len(with_v) < len(seen[j]):
-                    out.append(Candidate("imp", pa, v, pb, with_v))
-    for i, (pa, da) in enumerate(leaves):
-        for j in range(i + 1, n):
-            pb, db = leaves[j]
-            if da.is_bool != db.is_bool or len(seen[i]) < 2 or len(seen[j]) < 2:
+class Lattice:
+    """The claims of the domain and their current sets (see the module's docstring)."""
+
+    def __init__(self, enc: Encoding, fields: Sequence[str], columns: Sequence[bytes]) -> None:
+        self.enc = enc
+        leaves = enc.model.schema.leaves()
+        self.index = {p: i for i, (p, _) in enumerate(leaves)}
+        fixed = dict(leaves)
+        opened = {p for p, d in enc.schema_at(0).leaves() if not isinstance(d.hi, int)}
+        self.fields = list(fields)
+        self.top = {p: (fixed[p].hi if p in opened else -1) for p in self.fields}
+        self.dom = {p: frozenset(range(fixed[p].lo, fixed[p].hi + 1)) for p in self.fields}
+        masks = {p: _masks(columns[self.index[p]]) for p in self.fields}
+        self.ins: dict[str, set[int]] = {}
+        self.imps: dict[tuple[str, int, str], set[int]] = {}
+        for a in self.fields:
+            if len(masks[a]) < len(self.dom[a]):
+                self.ins[a] = set(masks[a])
+            for v in sorted(self.dom[a]):
+                ma = masks[a].get(v, 0)
+                for b in self.fields:
+                    if b == a:
+                        continue
+                    got = {w for w, mb in masks[b].items() if ma & mb}
+                    if len(got) < len(self.dom[b]):
+                        self.imps[(a, v, b)] = got
+        self.by_value: dict[tuple[str, int], list[str]] = {}
+        for a, v, b in self.imps:
+            self.by_value.setdefault((a, v), []).append(b)
+
+    def claims(self) -> list[Candidate]:
+        """The claims that are not trivially true, in a fixed order."""
+        out = [
+            Candidate("in", a, values=tuple(sorted(s)), a_top=self.top[a])
+            for a, s in self.ins.items()
+        ]
+        out += [
+            Candidate("imp", a, v, b, tuple(sorted(s)), self.top[a], self.top[b])
+            for (a, v, b), s in self.imps.items()
+        ]
+        return sorted(out)
+
+    def widen(self, row: Sequence[int]) -> None:
+        """Widen every claim the concrete row of leaf values breaks, so that it holds."""
+        cls = {p: _cls(row[self.index[p]], self.top[p]) for p in self.fields}
+        for a in list(self.ins):
+            if cls[a] not in self.ins[a]:
+                self._grow(self.ins, a, cls[a], self.dom[a])
+        for a in self.fields:
+            bs = self.by_value.get((a, cls[a]))
+            if not bs:
                 continue
-            if columns[i] == columns[j]:
-                out.append(Candidate("eq", pa, b=pb))
-            elif not da.is_bool:
-                if all(x <= y for x, y in zip(columns[i], columns[j])):
-                    out.append(Candidate("le", pa, b=pb))
-                elif all(y <= x for x, y in zip(columns[i], columns[j])):
-                    out.append(Candidate("le", pb, b=pa))
-    return sorted(set(out))
+            kept = []
+            for b in bs:
+                key = (a, cls[a], b)
+                if cls[b] not in self.imps[key]:
+                    self._grow(self.imps, key, cls[b], self.dom[b])
+                if key in self.imps:
+                    kept.append(b)
+            self.by_value[(a, cls[a])] = kept
+
+    @staticmethod
+    def _grow(table: dict[Any, set[int]], key: Any, value: int, dom: frozenset[int]) -> None:
+        got = table[key]
+        if value not in dom:
+            del table[key]  # outside the fixed-bound values: the claim cannot say it
+            return
+        got.add(value)
+        if len(got) == len(dom):
+            del table[key]  # every value: trivially true
 
 
-# -- Houdini --------------------------------------------------------------------------------------
+def _masks(column: bytes) -> dict[int, int]:
+    """For each value in the column, the states that have it, as the bits of an integer."""
+    out = {}
+    for v in sorted(set(column)):
+        mapping = bytes(1 if c == v else 0 for c in range(256))
+        out[v] = int.from_bytes(column.translate(mapping), "big")
+    return out
+
+
+# -- the fixed point ------------------------------------------------------------------------------
 
 
 @dataclass
@@ -177,7 +265,8 @@ class Invariant:
     conjuncts: list[Candidate]
     reason: str = ""  # why there is none (``conjuncts`` is then empty and ``ok`` false)
     ok: bool = True
-    candidates: int = 0
+    rounds: int = 0
+    fields: tuple[str, ...] = ()
 
     def formula(self, enc: Encoding, k: int = 0) -> Any:
         return z3.And(enc.well_formed(k), *(c.formula(enc, k) for c in self.conjuncts))
@@ -197,112 +286,113 @@ def _check(solver: Any, deadline: Deadline, assumptions: Sequence[Any] = ()) -> 
     return answer
 
 
-def houdini(enc: Encoding, cands: Sequence[Candidate], deadline: Deadline) -> list[Candidate]:
-    """The largest subset of ``cands`` that holds initially and is closed under the transition
-    formula (raises :class:`Stopped` when Z3 or the budget gives up)."""
-    keep = list(cands)
-    # initiation: drop every candidate some initial state violates
+def _or(literals: Sequence[Any]) -> Any:
+    """``z3.Or`` of Boolean constants without the Python API's per-argument coercion (thousands
+    of literals in every round)."""
+    if not literals:
+        return z3.BoolVal(False)
+    ctx = literals[0].ctx
+    array = (z3.Ast * len(literals))()
+    for i, lit in enumerate(literals):
+        array[i] = lit.as_ast()
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(literals), array), ctx)
+
+
+def _row(enc: Encoding, zm: Any, k: int) -> list[int]:
+    out = []
+    for v in enc.leaf_vars(k):
+        val = zm.eval(v, model_completion=True)
+        out.append(int(z3.is_true(val)) if z3.is_bool(v) else val.as_long())
+    return out
+
+
+def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]:
+    """Widen ``lat`` until its claims are inductive; the claims and the number of rounds (raises
+    :class:`Stopped` when Z3 or the budget gives up)."""
+    enc = lat.enc
     init = z3.Solver()
     init.add(enc.init(0))
-    while keep:
+    while True:
         init.push()
-        init.add(z3.Not(z3.And(*(c.formula(enc, 0) for c in keep))))
+        init.add(z3.Not(z3.And(*(c.formula(enc, 0) for c in lat.claims()))))
         answer = _check(init, deadline)
-        if answer == z3.unsat:
-            init.pop()
-            break
-        zm = init.model()
+        zm = init.model() if answer == z3.sat else None
         init.pop()
-        keep = [c for c in keep if z3.is_true(zm.eval(c.formula(enc, 0), model_completion=True))]
-    try:
-        return _consecution(enc, keep, deadline, finite_solver())
-    except _Fragment:
-        return _consecution(enc, keep, deadline, z3.Solver())
-
-
-class _Fragment(Exception):
-    """The finite-domain solver gave up on the formula (not on time)."""
-
-
-def _consecution(
-    enc: Encoding, keep: list[Candidate], deadline: Deadline, solver: Any
-) -> list[Candidate]:
-    guards = {c: z3.Bool(f"h!{i}") for i, c in enumerate(keep)}
-    solver.add(enc.well_formed(0), enc.transition(0))
-    for c, g in guards.items():
-        solver.add(z3.Implies(g, c.formula(enc, 0)))
-    while keep:
-        solver.push()
-        solver.add(z3.Not(z3.And(*(c.formula(enc, 1) for c in keep))))
-        if deadline.expired():
-            raise Stopped("time budget spent")
-        deadline.arm(solver)
-        answer = solver.check(*(guards[c] for c in keep))
-        if answer == z3.unknown:
-            reason = solver.reason_unknown()
-            solver.pop()
-            if general_solver_needed(solver) and "timeout" not in reason:
-                raise _Fragment(reason)
-            raise Stopped(f"Z3 unknown: {reason}")
-        if answer == z3.unsat:
-            solver.pop()
+        if zm is None:
             break
+        lat.widen(_row(enc, zm, 0))
+    solver = z3.Solver() if enc.open_bounds else finite_solver()
+    solver.add(enc.well_formed(0), enc.transition(0))
+    literals: dict[Candidate, tuple[Any, Any]] = {}
+
+    def literal(c: Candidate) -> tuple[Any, Any]:
+        got = literals.get(c)
+        if got is None:
+            n = len(literals)
+            pre, post = z3.Bool(f"pre!{n}"), z3.Bool(f"post!{n}")
+            solver.add(z3.Implies(pre, c.formula(enc, 0)))
+            solver.add(z3.Implies(post, z3.Not(c.formula(enc, 1))))
+            got = literals[c] = (pre, post)
+        return got
+
+    forward = _Forward(enc)
+    rounds = 0
+    while True:
+        rounds += 1
+        claims = lat.claims()
+        lits = [literal(c) for c in claims]
+        goal = z3.Bool(f"round!{rounds}")
+        solver.add(z3.Implies(goal, _or([post for _, post in lits])))
+        answer = _check(solver, deadline, [goal, *(pre for pre, _ in lits)])
+        if answer == z3.unsat:
+            return claims, rounds
         zm = solver.model()
-        solver.pop()
-        keep = [c for c in keep if z3.is_true(zm.eval(c.formula(enc, 1), model_completion=True))]
-        # Every state reachable from the counterexample's first state satisfies the largest
-        # inductive subset (that state satisfies all of it), so candidates false on any of them
-        # go too: many rounds saved. Only the final, unsatisfiable query makes the answer.
-        keep = _forward_filter(enc, zm, keep)
-    return keep
+        lat.widen(_row(enc, zm, 1))
+        # The first state satisfies every claim, hence the least fixed point: so does every
+        # state reachable from it, and widening with them stays below it.
+        for row in forward.rows(zm):
+            lat.widen(row)
 
 
-#: States explored concretely from each Houdini counterexample.
-FORWARD_STATES = 400
+class _Forward:
+    """Concrete exploration from a counterexample's first state, with its open bound values."""
 
+    def __init__(self, enc: Encoding) -> None:
+        self.enc = enc
+        self.models: dict[tuple[tuple[str, int], ...], Model | None] = {}
 
-def _forward_filter(enc: Encoding, zm: Any, keep: list[Candidate]) -> list[Candidate]:
-    from turnproof.checks.symbolic import concrete_moves
-    from turnproof.model.ops import ConcreteOps
-
-    model = enc.model
-    x = ConcreteOps()
-    start, _ = enc.decode(zm, 0)
-    seen = {start}
-    queue = [start]
-    index = {p: i for i, p in enumerate(enc.paths[: len(enc.leaves)])}
-    compiled = [_compile(c, index) for c in keep]
-    alive = list(range(len(keep)))
-    i = 0
-    while i < len(queue) and len(seen) < FORWARD_STATES and alive:
-        s = queue[i]
-        i += 1
-        for _, t, _ in concrete_moves(model, s):
-            if t is None or t in seen:
-                continue
+    def model(self, zm: Any) -> Model | None:
+        params = tuple(sorted(self.enc.decode_params(zm).items()))
+        if params not in self.models:
+            base = self.enc.model
             try:
-                model.schema.check(t, x)
-            except Exception:  # noqa: BLE001 - outside the domains: not a T-successor
-                continue
-            seen.add(t)
-            queue.append(t)
-            row = model.schema.flatten(t)
-            alive = [k for k in alive if compiled[k](row)]
-    return [keep[k] for k in alive]
+                self.models[params] = Model(base.ruleset, {**dict(base.bounds), **dict(params)})
+            except BoundsError:
+                self.models[params] = None
+        return self.models[params]
 
-
-def _compile(c: Candidate, index: dict[str, int]) -> Any:
-    ia = index[c.a]
-    if c.kind == "in":
-        vs = frozenset(c.values)
-        return lambda r: r[ia] in vs
-    ib = index[c.b]
-    if c.kind == "imp":
-        v, vs = c.v, frozenset(c.values)
-        return lambda r: r[ia] != v or r[ib] in vs
-    if c.kind == "eq":
-        return lambda r: r[ia] == r[ib]
-    return lambda r: r[ia] <= r[ib]
+    def rows(self, zm: Any) -> Iterable[list[int]]:
+        model = self.model(zm)
+        if model is None:
+            return
+        x = ConcreteOps()
+        start, _ = self.enc.decode(zm, 0)
+        seen = {start}
+        queue = [start]
+        i = 0
+        while i < len(queue) and len(seen) < FORWARD_STATES:
+            s = queue[i]
+            i += 1
+            for _, t, _ in concrete_moves(model, s):
+                if t is None or t in seen:
+                    continue
+                try:
+                    model.schema.check(t, x)
+                except Exception:  # noqa: BLE001 - outside the domains: not a successor
+                    continue
+                seen.add(t)
+                queue.append(t)
+                yield [int(v) for v in model.schema.flatten(t)]
 
 
 def recheck(enc: Encoding, conjuncts: Sequence[Candidate], deadline: Deadline) -> str:
@@ -318,6 +408,8 @@ def recheck(enc: Encoding, conjuncts: Sequence[Candidate], deadline: Deadline) -
         deadline.arm(s)
         s.add(formula)
         answer = s.check()
+        if answer == z3.unknown:
+            return f"{name} check undecided ({s.reason_unknown()})"
         if answer != z3.unsat:
             return f"{name} check answered {answer}"
     return ""
@@ -326,11 +418,15 @@ def recheck(enc: Encoding, conjuncts: Sequence[Candidate], deadline: Deadline) -
 # -- one invariant per model per process (and on disk) ---------------------------------------------
 
 _MEMO: dict[str, Invariant] = {}
+_COLUMNS: dict[str, list[bytes]] = {}
 
 
-def cache_key(model: Model) -> str:
+def cache_key(model: Model, enc: Encoding, fields: Sequence[str]) -> str:
     bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
-    text = f"{GENERATOR}|{model.ruleset.name}|{model.ruleset.content_hash()}|{bounds}"
+    text = (
+        f"{GENERATOR}|{model.ruleset.name}|{model.ruleset.content_hash()}|{bounds}"
+        f"|open={','.join(enc.open_bounds)}|fields={','.join(fields)}"
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -340,53 +436,68 @@ def cache_dir() -> str:
     )
 
 
-def _load(key: str) -> list[Candidate] | None:
+def _load(key: str) -> tuple[list[Candidate], int] | None:
     path = os.path.join(cache_dir(), f"{key}.json")
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        return [Candidate.from_json(c) for c in data["conjuncts"]]
+        return [Candidate.from_json(c) for c in data["conjuncts"]], int(data["rounds"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _store(key: str, conjuncts: Iterable[Candidate]) -> None:
+def _store(key: str, conjuncts: Iterable[Candidate], rounds: int) -> None:
     folder = cache_dir()
     try:
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"conjuncts": [c.as_json() for c in conjuncts]}, f)
+            json.dump({"conjuncts": [c.as_json() for c in conjuncts], "rounds": rounds}, f)
         os.replace(tmp, os.path.join(folder, f"{key}.json"))
     except OSError:
         pass  # no cache: the invariant is computed again next time
 
 
-def infer(model: Model, enc: Encoding, deadline: Deadline) -> Invariant:
-    """The model's inductive invariant (memoised per process, cached on disk), always
-    re-checked on ``enc`` before it is returned; ``ok`` is false (with ``reason``) when there
-    is none in the budget."""
-    key = cache_key(model)
+def columns(model: Model) -> list[bytes]:
+    """The sampled reached states of ``model`` (once per process)."""
+    key = f"{model.ruleset.name}|{model.ruleset.content_hash()}|{sorted(model.bounds.items())}"
+    got = _COLUMNS.get(key)
+    if got is None:
+        got = _COLUMNS[key] = sample_columns(model)
+    return got
+
+
+def infer(
+    model: Model, enc: Encoding, deadline: Deadline, fields: Sequence[str] | None = None
+) -> Invariant:
+    """The least fixed point of the domain over ``fields`` (default: the control fields) on
+    ``enc`` (memoised per process, cached on disk; one read back from the disk is re-checked
+    on ``enc``); ``ok`` is false (with ``reason``) when there is none in the budget. Callers
+    that prove with it re-check it on fresh solvers (:func:`~turnproof.checks.proofs.
+    check_invariant`)."""
+    fields = tuple(fields if fields is not None else control_fields(enc))
+    key = cache_key(model, enc, fields)
     found = _MEMO.get(key)
-    conjuncts: list[Candidate] | None = None if found is None else found.conjuncts
-    count = 0 if found is None else found.candidates
-    if conjuncts is None:
-        conjuncts = _load(key)
-    fresh = conjuncts is None
+    if found is not None:
+        return found
+    loaded = _load(key)
+    conjuncts, rounds = loaded if loaded is not None else (None, 0)
     try:
         if conjuncts is None:
-            cands = candidates(model, sample_columns(model))
-            count = len(cands)
-            conjuncts = houdini(enc, cands, deadline)
-        problem = recheck(enc, conjuncts, deadline)
+            conjuncts, rounds = fixed_point(Lattice(enc, fields, columns(model)), deadline)
+            problem = ""  # the fixed point's last query was the consecution check
+        else:
+            problem = recheck(enc, conjuncts, deadline)  # read back: it may be stale
     except Stopped as exc:
-        return Invariant([], reason=f"invariant inference: {exc}", ok=False)
+        return Invariant([], reason=f"invariant inference: {exc}", ok=False, fields=fields)
     if problem:
-        return Invariant([], reason=f"the inferred invariant did not check: {problem}", ok=False)
-    inv = Invariant(conjuncts, candidates=count)
+        return Invariant(
+            [], reason=f"the inferred invariant did not check: {problem}", ok=False, fields=fields
+        )
+    inv = Invariant(conjuncts, rounds=rounds, fields=fields)
     _MEMO[key] = inv
-    if fresh:
-        _store(key, conjuncts)
+    if loaded is None:
+        _store(key, conjuncts, rounds)
     return inv
 
 
@@ -396,47 +507,31 @@ def infer(model: Model, enc: Encoding, deadline: Deadline) -> Invariant:
 def support(
     enc: Encoding, conjuncts: Sequence[Candidate], q: Any, deadline: Deadline
 ) -> tuple[list[Candidate], bool] | None:
-    """A subset of the invariant ``conjuncts`` that excludes the bad condition of the query
-    ``q`` (a :class:`~turnproof.checks.proofs.Query`) and is inductive on its own, with
-    ``relative`` true when it needs the property as an extra conjunct (the property is then
-    inductive relative to it); ``None`` when the invariant does not prove the property. The
-    subset comes from unsat cores, closed under the conjuncts each one's consecution needs."""
+    """The claims of the invariant ``conjuncts`` that the proof of the query ``q`` (a
+    :class:`~turnproof.checks.proofs.Query`) uses, from an unsat core, with ``relative`` true
+    when the property is not implied but inductive relative to the invariant; ``None`` when the
+    invariant does not prove the property. The claims are part of the invariant, not an
+    invariant of their own: the proof rests on the whole conjunction."""
     guards = [z3.Bool(f"h!{i}") for i in range(len(conjuncts))]
     by_guard = {g.get_id(): i for i, g in enumerate(guards)}
     base = [enc.well_formed(0)] + [
         z3.Implies(g, c.formula(enc, 0)) for g, c in zip(guards, conjuncts)
     ]
 
-    def core(*formulas: Any) -> set[int] | None:
+    def core(*formulas: Any) -> list[Candidate] | None:
         s = z3.Solver()
         s.add(*base, *formulas)
         answer = _check(s, deadline, guards)
         if answer == z3.sat:
             return None
-        return {by_guard[g.get_id()] for g in s.unsat_core()}
+        return [conjuncts[i] for i in sorted(by_guard[g.get_id()] for g in s.unsat_core())]
 
     bad = q.at_origin()
     step_part = [enc.transition(0)] if q.steps else []
-    relative = False
     found = core(bad, *step_part)
-    good: list[Any] = []
-    if found is None:
-        if q.steps:
-            return None
-        relative = True
-        good = [z3.Not(bad)]
-        found = core(good[0], enc.transition(0), q.target(1))
-        if found is None:
-            return None
-    chosen = set(found)
-    while True:
-        after = [conjuncts[i].formula(enc, 1) for i in sorted(chosen)]
-        if relative:
-            after.append(z3.Not(q.target(1)))
-        more = core(*good, enc.transition(0), z3.Not(z3.And(*after)))
-        if more is None:
-            return None  # cannot happen for an inductive invariant; reported as not proved
-        if more <= chosen:
-            break
-        chosen |= more
-    return [conjuncts[i] for i in sorted(chosen)], relative
+    if found is not None:
+        return found, False
+    if q.steps:
+        return None
+    found = core(z3.Not(bad), enc.transition(0), q.target(1))
+    return None if found is None else (found, True)

@@ -243,17 +243,21 @@ def render_query(q: Query) -> str:
     return q.enc.render(good)
 
 
-def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
-    """Spacer first (half the budget); when it is unsure, k-induction with bounded search. A bad
-    state that Spacer finds reachable is then reached by the shortest bounded search.
+def decide(
+    q: Query, *, max_depth: int, deadline: Deadline, first: Answer | None = None
+) -> Answer:
+    """Spacer first (half the budget, unless its answer ``first`` is given); when it is unsure,
+    k-induction with bounded search. A bad state that Spacer finds reachable is then reached by
+    the shortest bounded search.
 
     With open bounds, only Spacer proves (its Horn clauses range over every value); the bounded
     search fixes them (:class:`Unrolling`), so it can neither serve as k-induction's base case
     nor clear other values; it looks for a trace at the model's values and, when Spacer knows
     a bad state is reachable, at each value of the open bounds from the lowest up."""
     if q.enc.open_bounds:
-        return decide_open(q, max_depth=max_depth, deadline=deadline)
-    first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
+        return decide_open(q, max_depth=max_depth, deadline=deadline, first=first)
+    if first is None:
+        first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
     if first.status == "safe":
         return first
     if first.status == "unsafe":
@@ -272,10 +276,13 @@ def decide(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     return second
 
 
-def decide_open(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+def decide_open(
+    q: Query, *, max_depth: int, deadline: Deadline, first: Answer | None = None
+) -> Answer:
     """:func:`decide` for an encoding with open bounds."""
     enc = q.enc
-    first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
+    if first is None:
+        first = spacer(q, Deadline(max(deadline.left() / 2, 0.001)))
     if first.status == "safe":
         return first
     tries: list[dict[str, int]] = [{name: enc.bounds[name] for name in enc.open_bounds}]
@@ -318,46 +325,68 @@ def decide_open(q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
     return Answer("unknown", reason=f"{first.reason}; {bounded}", depth=last.depth)
 
 
-def houdini_enabled() -> bool:
-    """Houdini strengthening is opt-in (``TURNPROOF_HOUDINI=1``) until it converges within the
-    default budget at default bounds: it does not yet on the Magic rule set, and a failed
-    inference would take half of every safety property's budget from Spacer."""
-    import os
+#: Shares of a safety property's budget: Spacer first, then (when Spacer is unsure) the control
+#: invariant; k-induction and the bounded searches get what is left.
+SPACER_SHARE = 0.25
+INVARIANT_SHARE = 0.6
 
-    return os.environ.get("TURNPROOF_HOUDINI", "") == "1"
+
+def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+    """Spacer; when it is unsure, :func:`by_invariant`; then the rest of :func:`decide`
+    (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
+    reason."""
+    total = deadline.left()
+    first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
+    if first.status == "safe":
+        return first
+    reasons = ""
+    if first.status == "unknown":
+        second = by_invariant(model, q, Deadline(min(total * INVARIANT_SHARE, deadline.left())))
+        if second.status == "safe":
+            return second
+        reasons = f"; {second.reason}"
+    rest = decide(q, max_depth=max_depth, deadline=deadline, first=first)
+    if rest.status == "unknown":
+        rest.reason += reasons
+    return rest
 
 
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
-    """The property from the model's Houdini invariant (:mod:`turnproof.checks.invariants`):
-    ``Inv => not bad``, or else ``not bad`` inductive relative to ``Inv``. The certificate is
-    the part of ``Inv`` the proof needs, closed so that it is inductive on its own, re-checked
-    on fresh solvers together with the property."""
+    """The property from the least inductive invariant of the control-field domain
+    (:mod:`turnproof.checks.invariants`): ``Inv => not bad``, or else ``not bad`` inductive
+    relative to ``Inv``. The certificate is the part of ``Inv`` the proof needs, closed so that
+    it is inductive on its own, re-checked on fresh solvers together with the property."""
     from turnproof.checks import invariants
 
     enc = q.enc
-    inv = invariants.infer(model, enc, deadline)
+    read = [q.at_origin()] + ([q.target(1)] if q.steps else [])
+    inv = invariants.infer(model, enc, deadline, invariants.control_fields(enc, *read))
     if not inv.ok:
         return Answer("unknown", reason=inv.reason)
     try:
         needed = invariants.support(enc, inv.conjuncts, q, deadline)
     except invariants.Stopped as exc:
-        return Answer("unknown", reason=f"houdini invariant: {exc}")
+        return Answer("unknown", reason=f"control invariant: {exc}")
     if needed is None:
-        return Answer("unknown", reason="the houdini invariant does not imply the property")
-    conjuncts, relative = needed
+        return Answer(
+            "unknown",
+            reason=f"the strongest invariant over {', '.join(inv.fields)} does not imply it",
+        )
+    used, relative = needed
     good = z3.Not(q.at_origin())
-    formula = z3.And(enc.well_formed(0), *(c.formula(enc, 0) for c in conjuncts))
+    formula = inv.formula(enc, 0)
     problem = check_invariant(q, z3.And(formula, good) if relative else formula, deadline)
     if problem:
-        return Answer("unknown", reason=f"houdini certificate did not check: {problem}")
+        return Answer("unknown", reason=f"control invariant certificate did not check: {problem}")
     return Answer(
         "safe",
         certificate={
-            "method": "houdini invariant",
-            "invariant": [c.render(enc) for c in conjuncts]
-            + (["the property itself"] if relative else []),
-            "candidates": inv.candidates,
-            "inferred": len(inv.conjuncts),
+            "method": "control invariant (least fixed point over the control fields)",
+            "fields": list(inv.fields),
+            "claims": len(inv.conjuncts),
+            "rounds": inv.rounds,
+            "used": [c.render(enc) for c in used] + (["the property itself"] if relative else []),
+            "invariant": [c.render(enc) for c in inv.conjuncts],
             "checked": ["initiation", "consecution", "safety"],
             "solver": f"z3 {z3.get_version_string()}",
         },
@@ -426,11 +455,7 @@ def _check(
             enc, prop.pred
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
-        answer = Answer("unknown")
-        if houdini_enabled() and not enc.open_bounds:
-            answer = by_invariant(model, q, Deadline(max(deadline.left() / 2, 0.001)))
-        if answer.status != "safe":
-            answer = decide(q, max_depth=max_depth, deadline=deadline)
+        answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
         return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
     if prop.kind == "reachable":
         assert prop.pred is not None
@@ -440,7 +465,7 @@ def _check(
     from turnproof.checks.consistency import consistency_query
 
     q = consistency_query(enc, prop.kind)
-    answer = decide(q, max_depth=max_depth, deadline=deadline)
+    answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
     return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
 
 

@@ -829,7 +829,7 @@ trace_step = step_record  # one way to build a trace step, shared with the expli
 
 # -- entry point ----------------------------------------------------------------------------------
 
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_MAX_DEPTH = 40
 
 

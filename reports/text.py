@@ -48,6 +48,11 @@ _EXPECT_TEXT = {
 # -- values -----------------------------------------------------------------------------------
 
 
+#: A certificate list longer than this (an invariant's claims) is counted in the text report and
+#: listed in full in the JSON one.
+LONG_LIST = 20
+
+
 def format_value(value: Any) -> str:
     """A described state value as a judge would write it: enum names bare, sequences as lists."""
     if isinstance(value, bool):
@@ -251,6 +256,9 @@ def render_result(
     if r.verdict is Verdict.PROVED and r.certificate:
         lines.append("  certificate:")
         for k, v in sorted(r.certificate.items()):
+            if isinstance(v, list) and len(v) > LONG_LIST:
+                lines.append(f"    {k}: {len(v)} entries (listed in the JSON report)")
+                continue
             # A formula may span lines; its continuation lines stay under its key.
             first, *rest = format_value(v).splitlines() or [""]
             lines.append(f"    {k}: {first}")

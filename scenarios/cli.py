@@ -282,7 +282,8 @@ def _amendment_options(fn: F) -> F:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @_limit_options(
     "Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
-    "Stop exploring after S seconds.",
+    "Stop exploring after S seconds; for the symbolic engine, the budget of each property "
+    "(default 180: Spacer takes a quarter, the control invariant up to 60%, k-induction the rest).",
 )
 @_amendment_options
 @click.option(

@@ -1,5 +1,7 @@
-"""Houdini invariants: inferred from templates, filtered on reachable states, proved inductive
-by Z3; the inferred invariant holds on every state the explicit engine reaches."""
+"""Control invariants: the least fixed point of the rules in the control-field domain, computed
+on the symbolic transition formula, re-checked by Z3, and true on every state the explicit
+engine reaches; it proves a property Spacer alone does not, and never a property a mutant
+breaks."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ import pytest
 from turnproof.checks import invariants
 from turnproof.checks.bmc import Deadline, violation_target
 from turnproof.checks.explicit import explore
-from turnproof.checks.proofs import Query, by_invariant
+from turnproof.checks.proofs import Query, by_invariant, spacer
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.bench import BENCH
+from turnproof.model.magic import MAGIC
 from turnproof.model.rules import Model
 
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
@@ -23,30 +26,48 @@ def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     invariants._MEMO.clear()
 
 
+def _holds_on_reached_states(model: Model, conjuncts: list[invariants.Candidate]) -> None:
+    index = {p: i for i, (p, _) in enumerate(model.schema.leaves())}
+    ex = explore(model)
+    for i in range(ex.states):
+        row = [int(v) for v in model.schema.flatten(ex.state(i))]
+        assert all(c.holds(row, index) for c in conjuncts)
+
+
 def test_bench_invariant_is_inductive_and_holds_on_reached_states() -> None:
     model = Model(BENCH, SMALL)
     enc = Encoding(model)
-    inv = invariants.infer(model, enc, Deadline(60))
+    every = [p for p, _ in model.schema.leaves()]  # bench has no enumerated leaves: take all
+    inv = invariants.infer(model, enc, Deadline(60), every)
     assert inv.ok, inv.reason
-    assert inv.conjuncts
+    assert inv.conjuncts and inv.rounds >= 1
     assert invariants.recheck(Encoding(model), inv.conjuncts, Deadline(60)) == ""
-    index = {p: i for i, (p, _) in enumerate(model.schema.leaves())}
-    checks = [invariants._compile(c, index) for c in inv.conjuncts]
-    ex = explore(model)
-    for i in range(ex.states):
-        row = model.schema.flatten(ex.state(i))
-        assert all(check(row) for check in checks)
+    _holds_on_reached_states(model, inv.conjuncts)
+
+
+def test_least_fixed_point_does_not_depend_on_the_samples() -> None:
+    """Any start below the least fixed point ends at it: a tenth of the reached states as the
+    start gives the same invariant as all of them."""
+    model = Model(BENCH, SMALL)
+    enc = Encoding(model)
+    fields = [p for p, _ in model.schema.leaves()]
+    full = invariants.sample_columns(model)
+    few = invariants.sample_columns(model, max_states=len(full[0]) // 10)
+    a, _ = invariants.fixed_point(invariants.Lattice(enc, fields, full), Deadline(60))
+    b, _ = invariants.fixed_point(invariants.Lattice(enc, fields, few), Deadline(60))
+    assert a == b
 
 
 def test_cache_gives_the_same_invariant() -> None:
     model = Model(BENCH, SMALL)
-    first = invariants.infer(model, Encoding(model), Deadline(60))
+    every = [p for p, _ in model.schema.leaves()]
+    first = invariants.infer(model, Encoding(model), Deadline(60), every)
     invariants._MEMO.clear()
-    again = invariants.infer(model, Encoding(model), Deadline(60))
-    assert first.conjuncts == again.conjuncts
+    again = invariants.infer(model, Encoding(model), Deadline(60), every)
+    assert first.conjuncts and first.conjuncts == again.conjuncts
 
 
-def test_houdini_certificate_for_a_bench_property() -> None:
+def test_certificate_for_a_bench_property() -> None:
     model = Model(BENCH, SMALL)
     enc = Encoding(model)
 
@@ -58,5 +79,45 @@ def test_houdini_certificate_for_a_bench_property() -> None:
     )
     assert answer.status == "safe", answer.reason
     assert answer.certificate is not None
-    assert answer.certificate["method"] == "houdini invariant"
-    assert "step == 0 -> stk.len in {0}" in answer.certificate["invariant"]
+    assert answer.certificate["method"].startswith("control invariant")
+    assert answer.certificate["used"]
+    assert set(answer.certificate["used"]) <= set(answer.certificate["invariant"])
+
+
+def test_open_range_keeps_a_top_class() -> None:
+    """A field whose range ends at an open bound keeps its fixed-bound values, the last one
+    meaning "that or more", so a claim covers every value of the bound."""
+    model = Model(MAGIC)
+    enc = Encoding(model, (), ("effects",))
+    lat = invariants.Lattice(enc, ["step", "brace"], invariants.columns(model))
+    assert lat.top == {"step": -1, "brace": model.bounds["effects"]}
+    claim = invariants.Candidate("imp", "brace", 2, "step", (4, 5), a_top=2)
+    assert claim.render(enc) == "brace >=2 -> step in {BEGIN_COMBAT, ATTACKERS}"
+    index = {"brace": 0, "step": 1}
+    assert not claim.holds([7, 3], index) and claim.holds([7, 4], index)
+
+
+@pytest.mark.slow
+def test_eoc_effects_proved_for_every_bound_and_not_for_its_mutant() -> None:
+    """Spacer alone does not prove that 'until end of combat' effects exist only in combat (it
+    needs facts about the stack, the resolving object and the turn-ending process); the
+    control invariant does, for every value of the property's open bounds. The mutant whose
+    effects outlast combat is not proved."""
+    prop = MAGIC.property("eoc-effects-end-with-combat")
+    model = Model(MAGIC)
+    enc = Encoding(model, prop.monitors, tuple(prop.for_all))
+    q = Query(enc, violation_target(enc, prop.pred), 0)
+    assert spacer(q, Deadline(20)).status != "safe"
+    answer = by_invariant(model, q, Deadline(300))
+    assert answer.status == "safe", answer.reason
+    cert = answer.certificate
+    assert cert is not None and "brace" in cert["fields"]
+    assert any(line.startswith("brace >=2 -> step in") for line in cert["used"])
+    m = MAGIC.mutant("brace-stays")
+    broken = MAGIC.amend(*m.amendments, label=m.name)
+    bad = Model(broken, m.bounds)
+    benc = Encoding(bad, prop.monitors, tuple(prop.for_all))
+    assert (
+        by_invariant(bad, Query(benc, violation_target(benc, prop.pred), 0), Deadline(300)).status
+        != "safe"
+    )

@@ -131,6 +131,11 @@ def test_magic_at_default_bounds_with_both_engines() -> None:
             # Magic's properties quantify over turns, hand size, effects and actions: a proof
             # covers every value, and says so.
             assert set(r.for_all) == set(MAGIC.property(r.name).for_all)
+    for r in sym.values():
+        if r.verdict is Verdict.PROVED and r.certificate["method"].startswith("control invariant"):
+            # a proof from the control invariant names the claims it used, all in the invariant
+            assert set(r.certificate["used"]) <= set(r.certificate["invariant"])
+            assert r.certificate["claims"] == len(r.certificate["invariant"])
     eot = sym["eot-effects-end-before-next-turn"]  # "whatever the number of turns" (issue 3)
     assert eot.verdict is Verdict.PROVED and eot.for_all["turns"] == ">= 1"
     assert "every turns >= 1" in eot.holds_for and "turns=2" not in eot.holds_for
