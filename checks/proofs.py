@@ -243,9 +243,7 @@ def render_query(q: Query) -> str:
     return q.enc.render(good)
 
 
-def decide(
-    q: Query, *, max_depth: int, deadline: Deadline, first: Answer | None = None
-) -> Answer:
+def decide(q: Query, *, max_depth: int, deadline: Deadline, first: Answer | None = None) -> Answer:
     """Spacer first (half the budget, unless its answer ``first`` is given); when it is unsure,
     k-induction with bounded search. A bad state that Spacer finds reachable is then reached by
     the shortest bounded search.
