@@ -829,15 +829,25 @@ trace_step = step_record  # one way to build a trace step, shared with the expli
 
 # -- entry point ----------------------------------------------------------------------------------
 
+#: Default time budget of one property: safety and step properties may need the control
+#: invariant after Spacer (:func:`~turnproof.checks.proofs.decide_then_invariant`); the other
+#: kinds (termination, reachability) have no use for the extra time.
 DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_OTHER_TIMEOUT_S = 60.0
 DEFAULT_MAX_DEPTH = 40
+SAFETY_KINDS = ("always", "step", "no-deadlock", "exclusive-automatic")
+
+
+def default_budget(prop: Property) -> float:
+    """A property's time budget when none is given."""
+    return DEFAULT_TIMEOUT_S if prop.kind in SAFETY_KINDS else DEFAULT_OTHER_TIMEOUT_S
 
 
 def check_properties(
     model: Model,
     properties: Sequence[Property],
     *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     antecedents_reached: Iterable[str] = (),
     jobs: int | None = None,
@@ -845,7 +855,8 @@ def check_properties(
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
-    ``timeout_s`` is each property's time budget; ``max_depth`` bounds the bounded model checking
+    ``timeout_s`` is each property's time budget (default: :func:`default_budget`);
+    ``max_depth`` bounds the bounded model checking
     (and the lasso search) that looks for counterexamples and witnesses. ``antecedents_reached``
     names the properties whose antecedent another engine has already found reachable: their
     antecedent is not searched for again. When the model can be rebuilt in a worker process
@@ -869,10 +880,16 @@ def check_properties(
         Encoding(model, (), open_bounds)  # refuse a bound that cannot be open, before any work
     jobs = workers.default_jobs() if jobs is None else max(0, jobs)
     recipe = workers.recipe_for(model, properties) if jobs > 0 else None
+    given = timeout_s
+
+    def budget(p: Property) -> float:
+        return default_budget(p) if given is None else given
+
+    once = bounds_budget(DEFAULT_OTHER_TIMEOUT_S if given is None else given)
     if recipe is not None:
-        tasks = [workers.Task(recipe, "", bounds_budget(timeout_s), max_depth)]
+        tasks = [workers.Task(recipe, "", once, max_depth)]
         tasks += [
-            workers.Task(recipe, p.name, timeout_s, max_depth, p.name in reached, open_bounds)
+            workers.Task(recipe, p.name, budget(p), max_depth, p.name in reached, open_bounds)
             for p in properties
         ]
         # The slowest kinds first, so that no worker is left with a long task at the end.
@@ -882,12 +899,12 @@ def check_properties(
         bounds: BoundsOutcome = by_index[0]
         results: list[PropertyResult] = [by_index[i + 1] for i in range(len(properties))]
     else:
-        bounds = bounds_task(model, timeout_s=bounds_budget(timeout_s), max_depth=max_depth)
+        bounds = bounds_task(model, timeout_s=once, max_depth=max_depth)
         results = [
             property_task(
                 model,
                 p,
-                timeout_s=timeout_s,
+                timeout_s=budget(p),
                 max_depth=max_depth,
                 antecedent_reached=p.name in reached,
                 open_bounds=open_bounds,

@@ -283,7 +283,7 @@ def _amendment_options(fn: F) -> F:
 @_limit_options(
     "Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
     "Stop exploring after S seconds; for the symbolic engine, the budget of each property "
-    "(default 180: Spacer takes a quarter, the control invariant up to 60%, k-induction the rest).",
+    "(default 180 for safety properties: Spacer takes a quarter, the control invariant up to 60%, k-induction the rest; 60 for the others).",
 )
 @_amendment_options
 @click.option(
