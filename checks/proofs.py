@@ -352,8 +352,9 @@ def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: D
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
     """The property from the least inductive invariant of the control-field domain
     (:mod:`turnproof.checks.invariants`): ``Inv => not bad``, or else ``not bad`` inductive
-    relative to ``Inv``. The certificate is the part of ``Inv`` the proof needs, closed so that
-    it is inductive on its own, re-checked on fresh solvers together with the property."""
+    relative to ``Inv``. The certificate is the whole of ``Inv`` (the proof rests on all of it),
+    re-checked on fresh solvers together with the property; ``used`` names the claims an unsat
+    core picked out, which are not inductive on their own."""
     from turnproof.checks import invariants
 
     enc = q.enc
