@@ -48,7 +48,7 @@ from turnproof.model.rules import Model
 #: Reachable states sampled to start the sets (the exploration stops there).
 MAX_SAMPLES = 100_000
 #: Domain version: part of the cache key.
-GENERATOR = 2
+GENERATOR = 3
 #: States explored concretely from each counterexample's first state.
 FORWARD_STATES = 2_000
 
@@ -56,8 +56,10 @@ FORWARD_STATES = 2_000
 @dataclass(frozen=True, order=True)
 class Candidate:
     """One claim over the leaves of a single state: ``a in values`` (``in``) or
-    ``a == v -> b in values`` (``imp``). ``a_top``/``b_top``, when not -1, is the value of that
-    field that stands for "this value or more" (its range ends at an open bound)."""
+    ``a == v -> b in values`` (``imp``), under the context ``c == u`` when ``c`` is set (a
+    region of the rules, such as ``step == CLEANUP``). ``a_top``/``b_top``, when not -1, is the
+    value of that field that stands for "this value or more" (its range ends at an open
+    bound)."""
 
     kind: str  # "in" | "imp"
     a: str
@@ -66,17 +68,25 @@ class Candidate:
     values: tuple[int, ...] = ()
     a_top: int = -1
     b_top: int = -1
+    c: str = ""  # the context's field ("" for none); enumerated, so never open-ended
+    u: int = 0
 
     def formula(self, enc: Encoding, k: int) -> Any:
         """The claim over the variables of step ``k``."""
         va = enc.var(self.a, k)
         if self.kind == "in":
-            return _member(va, self.values, self.a_top)
-        vb = enc.var(self.b, k)
-        return z3.Implies(_member(va, (self.v,), self.a_top), _member(vb, self.values, self.b_top))
+            claim = _member(va, self.values, self.a_top)
+        else:
+            vb = enc.var(self.b, k)
+            claim = z3.Implies(
+                _member(va, (self.v,), self.a_top), _member(vb, self.values, self.b_top)
+            )
+        return z3.Implies(enc.var(self.c, k) == self.u, claim) if self.c else claim
 
     def holds(self, row: Sequence[int], index: dict[str, int]) -> bool:
         """The claim on a concrete row of leaf values."""
+        if self.c and row[index[self.c]] != self.u:
+            return True
         a = _cls(row[index[self.a]], self.a_top)
         if self.kind == "in":
             return a in self.values
@@ -84,21 +94,33 @@ class Candidate:
 
     def render(self, enc: Encoding) -> str:
         """The claim with field names (enum values by name)."""
+        context = f"{self.c} == {_show(enc, self.c, (self.u,))[1:-1]}: " if self.c else ""
         if self.kind == "in":
-            return f"{self.a} in {_show(enc, self.a, self.values, self.a_top)}"
+            return f"{context}{self.a} in {_show(enc, self.a, self.values, self.a_top)}"
         left = _show(enc, self.a, (self.v,), self.a_top)[1:-1]
         op = "" if left.startswith(">=") else "== "
         right = _show(enc, self.b, self.values, self.b_top)
-        return f"{self.a} {op}{left} -> {self.b} in {right}"
+        return f"{context}{self.a} {op}{left} -> {self.b} in {right}"
 
     def as_json(self) -> list[Any]:
-        return [self.kind, self.a, self.v, self.b, list(self.values), self.a_top, self.b_top]
+        return [
+            self.kind, self.a, self.v, self.b, list(self.values), self.a_top, self.b_top,
+            self.c, self.u,
+        ]  # fmt: skip
 
     @staticmethod
     def from_json(data: Sequence[Any]) -> Candidate:
-        kind, a, v, b, values, a_top, b_top = data
+        kind, a, v, b, values, a_top, b_top, c, u = data
         return Candidate(
-            str(kind), str(a), int(v), str(b), tuple(int(x) for x in values), int(a_top), int(b_top)
+            str(kind),
+            str(a),
+            int(v),
+            str(b),
+            tuple(int(x) for x in values),
+            int(a_top),
+            int(b_top),
+            str(c),
+            int(u),
         )
 
 
@@ -136,7 +158,7 @@ def control_fields(enc: Encoding, *formulas: Any) -> list[str]:
     """The fields of the domain: enumerated leaves, sequence lengths, and the leaves that
     ``formulas`` (a property's bad condition) read; in schema order."""
     leaves = enc.model.schema.leaves()
-    read = set().union(*(_leaves_of(enc, f) for f in formulas)) if formulas else set()
+    read = set().union(*(leaves_of(enc, f) for f in formulas)) if formulas else set()
     return [
         p
         for p, d in leaves
@@ -144,7 +166,7 @@ def control_fields(enc: Encoding, *formulas: Any) -> list[str]:
     ]
 
 
-def _leaves_of(enc: Encoding, formula: Any) -> set[str]:
+def leaves_of(enc: Encoding, formula: Any) -> set[str]:
     names = {p for p, _ in enc.model.schema.leaves()}
     out: set[str] = set()
     seen: set[int] = set()
@@ -174,66 +196,92 @@ def sample_columns(model: Model, max_states: int = MAX_SAMPLES) -> list[bytes]:
     return [bytes(int(r[j]) for r in rows) for j in range(len(model.schema.leaves()))]
 
 
-class Lattice:
-    """The claims of the domain and their current sets (see the module's docstring)."""
+Context = tuple[str, int] | None  # a claim's context ``c == u``, or none
 
-    def __init__(self, enc: Encoding, fields: Sequence[str], columns: Sequence[bytes]) -> None:
+
+class Lattice:
+    """The claims of the domain and their current sets (see the module's docstring), once
+    without a context and once under each of ``contexts`` (``c == u``: the claims then speak of
+    the states where ``c == u`` only, such as the states of a region)."""
+
+    def __init__(
+        self,
+        enc: Encoding,
+        fields: Sequence[str],
+        columns: Sequence[bytes],
+        contexts: Sequence[tuple[str, int]] = (),
+    ) -> None:
         self.enc = enc
         leaves = enc.model.schema.leaves()
         self.index = {p: i for i, (p, _) in enumerate(leaves)}
         fixed = dict(leaves)
         opened = {p for p, d in enc.schema_at(0).leaves() if not isinstance(d.hi, int)}
         self.fields = list(fields)
+        self.contexts: list[Context] = [None, *contexts]
         self.top = {p: (fixed[p].hi if p in opened else -1) for p in self.fields}
         self.dom = {p: frozenset(range(fixed[p].lo, fixed[p].hi + 1)) for p in self.fields}
-        masks = {p: _masks(columns[self.index[p]]) for p in self.fields}
-        self.ins: dict[str, set[int]] = {}
-        self.imps: dict[tuple[str, int, str], set[int]] = {}
-        for a in self.fields:
-            if len(masks[a]) < len(self.dom[a]):
-                self.ins[a] = set(masks[a])
-            for v in sorted(self.dom[a]):
-                ma = masks[a].get(v, 0)
-                for b in self.fields:
-                    if b == a:
-                        continue
-                    got = {w for w, mb in masks[b].items() if ma & mb}
-                    if len(got) < len(self.dom[b]):
-                        self.imps[(a, v, b)] = got
-        self.by_value: dict[tuple[str, int], list[str]] = {}
-        for a, v, b in self.imps:
-            self.by_value.setdefault((a, v), []).append(b)
+        everything = (1 << len(columns[0])) - 1 if columns and columns[0] else 0
+        used = dict.fromkeys([*self.fields, *(c for c, _ in contexts)])
+        all_masks = {p: _masks(columns[self.index[p]]) for p in used}
+        self.ins: dict[tuple[Context, str], set[int]] = {}
+        self.imps: dict[tuple[Context, str, int, str], set[int]] = {}
+        for ctx in self.contexts:
+            inside = everything
+            if ctx is not None:
+                inside = all_masks[ctx[0]].get(ctx[1], 0)
+            masks = {
+                p: {w: m & inside for w, m in all_masks[p].items() if m & inside}
+                for p in self.fields
+            }
+            for a in self.fields:
+                if len(masks[a]) < len(self.dom[a]):
+                    self.ins[(ctx, a)] = set(masks[a])
+                for v in sorted(self.dom[a]):
+                    ma = masks[a].get(v, 0)
+                    for b in self.fields:
+                        if b == a:
+                            continue
+                        got = {w for w, mb in masks[b].items() if ma & mb}
+                        if len(got) < len(self.dom[b]):
+                            self.imps[(ctx, a, v, b)] = got
+        self.by_value: dict[tuple[Context, str, int], list[str]] = {}
+        for ctx, a, v, b in self.imps:
+            self.by_value.setdefault((ctx, a, v), []).append(b)
 
     def claims(self) -> list[Candidate]:
         """The claims that are not trivially true, in a fixed order."""
         out = [
-            Candidate("in", a, values=tuple(sorted(s)), a_top=self.top[a])
-            for a, s in self.ins.items()
+            Candidate("in", a, values=tuple(sorted(s)), a_top=self.top[a], **_ctx(ctx))
+            for (ctx, a), s in self.ins.items()
         ]
         out += [
-            Candidate("imp", a, v, b, tuple(sorted(s)), self.top[a], self.top[b])
-            for (a, v, b), s in self.imps.items()
+            Candidate("imp", a, v, b, tuple(sorted(s)), self.top[a], self.top[b], **_ctx(ctx))
+            for (ctx, a, v, b), s in self.imps.items()
         ]
         return sorted(out)
 
     def widen(self, row: Sequence[int]) -> None:
         """Widen every claim the concrete row of leaf values breaks, so that it holds."""
         cls = {p: _cls(row[self.index[p]], self.top[p]) for p in self.fields}
-        for a in list(self.ins):
-            if cls[a] not in self.ins[a]:
-                self._grow(self.ins, a, cls[a], self.dom[a])
-        for a in self.fields:
-            bs = self.by_value.get((a, cls[a]))
-            if not bs:
+        for ctx in self.contexts:
+            if ctx is not None and row[self.index[ctx[0]]] != ctx[1]:
                 continue
-            kept = []
-            for b in bs:
-                key = (a, cls[a], b)
-                if cls[b] not in self.imps[key]:
-                    self._grow(self.imps, key, cls[b], self.dom[b])
-                if key in self.imps:
-                    kept.append(b)
-            self.by_value[(a, cls[a])] = kept
+            for key in [k for k in self.ins if k[0] == ctx]:
+                a = key[1]
+                if cls[a] not in self.ins[key]:
+                    self._grow(self.ins, key, cls[a], self.dom[a])
+            for a in self.fields:
+                bs = self.by_value.get((ctx, a, cls[a]))
+                if not bs:
+                    continue
+                kept = []
+                for b in bs:
+                    key2 = (ctx, a, cls[a], b)
+                    if cls[b] not in self.imps[key2]:
+                        self._grow(self.imps, key2, cls[b], self.dom[b])
+                    if key2 in self.imps:
+                        kept.append(b)
+                self.by_value[(ctx, a, cls[a])] = kept
 
     @staticmethod
     def _grow(table: dict[Any, set[int]], key: Any, value: int, dom: frozenset[int]) -> None:
@@ -244,6 +292,10 @@ class Lattice:
         got.add(value)
         if len(got) == len(dom):
             del table[key]  # every value: trivially true
+
+
+def _ctx(ctx: Context) -> dict[str, Any]:
+    return {} if ctx is None else {"c": ctx[0], "u": ctx[1]}
 
 
 def _masks(column: bytes) -> dict[int, int]:
@@ -421,11 +473,17 @@ _MEMO: dict[str, Invariant] = {}
 _COLUMNS: dict[str, list[bytes]] = {}
 
 
-def cache_key(model: Model, enc: Encoding, fields: Sequence[str]) -> str:
+def cache_key(
+    model: Model,
+    enc: Encoding,
+    fields: Sequence[str],
+    contexts: Sequence[tuple[str, int]] = (),
+) -> str:
     bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
     text = (
         f"{GENERATOR}|{model.ruleset.name}|{model.ruleset.content_hash()}|{bounds}"
         f"|open={','.join(enc.open_bounds)}|fields={','.join(fields)}"
+        f"|contexts={','.join(f'{c}={u}' for c, u in contexts)}"
     )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -468,15 +526,20 @@ def columns(model: Model) -> list[bytes]:
 
 
 def infer(
-    model: Model, enc: Encoding, deadline: Deadline, fields: Sequence[str] | None = None
+    model: Model,
+    enc: Encoding,
+    deadline: Deadline,
+    fields: Sequence[str] | None = None,
+    contexts: Sequence[tuple[str, int]] = (),
 ) -> Invariant:
-    """The least fixed point of the domain over ``fields`` (default: the control fields) on
-    ``enc`` (memoised per process, cached on disk; one read back from the disk is re-checked
-    on ``enc``); ``ok`` is false (with ``reason``) when there is none in the budget. Callers
+    """The least fixed point of the domain over ``fields`` (default: the control fields), with
+    claims also under each of ``contexts``, on ``enc`` (memoised per process, cached on disk;
+    one read back from the disk is re-checked on ``enc``); ``ok`` is false (with ``reason``) when there is none in the budget. Callers
     that prove with it re-check it on fresh solvers (:func:`~turnproof.checks.proofs.
     check_invariant`)."""
     fields = tuple(fields if fields is not None else control_fields(enc))
-    key = cache_key(model, enc, fields)
+    contexts = tuple(contexts)
+    key = cache_key(model, enc, fields, contexts)
     found = _MEMO.get(key)
     if found is not None:
         return found
@@ -484,7 +547,9 @@ def infer(
     conjuncts, rounds = loaded if loaded is not None else (None, 0)
     try:
         if conjuncts is None:
-            conjuncts, rounds = fixed_point(Lattice(enc, fields, columns(model)), deadline)
+            conjuncts, rounds = fixed_point(
+                Lattice(enc, fields, columns(model), contexts), deadline
+            )
             problem = ""  # the fixed point's last query was the consecution check
         else:
             problem = recheck(enc, conjuncts, deadline)  # read back: it may be stale

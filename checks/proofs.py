@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
+from turnproof.checks import ranking as ranking_module
 from turnproof.checks.bmc import (
     BmcOutcome,
     Deadline,
@@ -549,6 +550,11 @@ def _reach_result(
 # -- termination ----------------------------------------------------------------------------------
 
 COEFFICIENT_RANGE = 4  # ranking coefficients are searched among -4..4
+#: Shares of a termination property's budget: the plain ranking search over the leaves, then
+#: (when it finds none) the search over features under the region's invariant; the lasso search
+#: gets what is left.
+PLAIN_RANKING_SHARE = 0.05
+RANKING_SHARE = 0.8
 MAX_ROUNDS = 300  # counterexamples per component before giving up
 
 
@@ -723,7 +729,8 @@ def check_terminates(
     """A ranking function for the region's transitions (``PROVED``), else a reachable lasso
     inside the region (``VIOLATED``), else ``UNKNOWN``."""
     assert prop.pred is not None
-    ranker = Ranker(enc, prop.pred, Deadline(max(deadline.left() / 2, 0.001)))
+    total = deadline.left()
+    ranker = Ranker(enc, prop.pred, Deadline(max(total * PLAIN_RANKING_SHARE, 0.001)))
     ranking = ranker.synthesise()
     if ranking is not None:
         actions = model.actions
@@ -746,6 +753,11 @@ def check_terminates(
             certificate=certificate,
             holds_for=f"every well-formed state, {scope(enc)} (unbounded in depth)",
         )
+    why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
+    second = ranking_module.prove(enc, prop, Deadline(min(total * RANKING_SHARE, deadline.left())))
+    if isinstance(second, ranking_module.Proof):
+        return _ranked_under_invariant(model, prop, enc, second)
+    why = f"{why}; under the region's invariant: {second}"
     found = find_path(
         enc,
         lasso_target(enc, prop.pred),
@@ -765,13 +777,46 @@ def check_terminates(
             trace.bounds,
         )
         return result(model, prop, Verdict.VIOLATED, trace=trace)
-    why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
     return result(
         model,
         prop,
         Verdict.UNKNOWN,
         reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
         holds_for=f"lassos of at most {found.depth} steps, {scope(enc, searched=True)} (bounded)",
+    )
+
+
+def _ranked_under_invariant(
+    model: Model, prop: Property, enc: Encoding, proof: ranking_module.Proof
+) -> PropertyResult:
+    actions = model.actions
+    inv = proof.invariant
+    certificate = {
+        "method": "ranking function under the region's invariant",
+        "lexicographic": len(proof.components) > 1,
+        "components": [
+            {
+                "function": ranking_module.render(coeffs, proof.features),
+                "decreases": [f"{actions[a].rule.citation} {actions[a].label}" for a in strict],
+            }
+            for coeffs, strict in proof.components
+        ],
+        "features": len(proof.features),
+        "fields": list(inv.fields),
+        "claims": len(inv.conjuncts),
+        "invariant": [c.render(enc) for c in inv.conjuncts],
+        "seeded": proof.seeded,
+        "refinements": proof.refinements,
+        "checked": "every well-formed region state that satisfies the invariant, which is "
+        "inductive (initiation, consecution)",
+        "solver": f"z3 {z3.get_version_string()}",
+    }
+    return result(
+        model,
+        prop,
+        Verdict.PROVED,
+        certificate=certificate,
+        holds_for=f"every reachable state, {scope(enc)} (unbounded in depth)",
     )
 
 

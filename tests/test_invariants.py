@@ -21,9 +21,14 @@ SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
 
 
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+def _private_cache(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     invariants._MEMO.clear()
+    if request.node.get_closest_marker("slow") is None:
+        monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+    # A slow test keeps the session's cache (tests/conftest.py): the later tests on the same
+    # model read its invariant back (re-checked) instead of inferring it again.
 
 
 def _holds_on_reached_states(model: Model, conjuncts: list[invariants.Candidate]) -> None:
@@ -65,6 +70,25 @@ def test_cache_gives_the_same_invariant() -> None:
     invariants._MEMO.clear()
     again = invariants.infer(model, Encoding(model), Deadline(60), every)
     assert first.conjuncts and first.conjuncts == again.conjuncts
+
+
+def test_claims_under_a_context_speak_of_the_context_only() -> None:
+    """Claims under ``step == 11`` (the bench's cleanup) hold on the reached cleanup states
+    and the invariant with them is inductive. (Magic's cleanup needs them: players get
+    priority in a cleanup step only once something happened in it, which is false of other
+    steps; see tests/test_ranking.py.)"""
+    model = Model(BENCH, SMALL)
+    enc = Encoding(model)
+    every = [p for p, _ in model.schema.leaves()]
+    plain = invariants.infer(model, enc, Deadline(60), every)
+    inv = invariants.infer(model, enc, Deadline(60), every, [("step", 11)])
+    assert inv.ok, inv.reason
+    inside = [c for c in inv.conjuncts if c.c == "step" and c.u == 11]
+    assert inside and all(c.render(enc).startswith("step == 11: ") for c in inside)
+    assert set(plain.conjuncts) <= set(inv.conjuncts)  # the same claims without a context
+    assert invariants.recheck(enc, inv.conjuncts, Deadline(60)) == ""
+    _holds_on_reached_states(model, inv.conjuncts)
+    assert invariants.Candidate.from_json(inside[0].as_json()) == inside[0]
 
 
 def test_certificate_for_a_bench_property() -> None:

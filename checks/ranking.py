@@ -1,0 +1,415 @@
+"""Termination of a region under its invariant: a lexicographic ranking over features.
+
+The plain ranking search (:class:`~turnproof.checks.proofs.Ranker`) looks for integer linear
+functions of the leaves that decrease on every well-formed region state. When the loop's
+progress lies in *which* value an enumerated field holds (the stage of a step, the kind of the
+resolving object), or when it needs facts that only reachable states have (in a cleanup step,
+players get priority only after something happened in it), there is none. This search widens
+both sides:
+
+* **features**: every numeric leaf, a 0/1 feature ``[a == v]`` for every value of every
+  enumerated leaf, and ``[a == v and b == w]`` for pairs of enumerated leaves outside sequences
+  (the stage together with the resolving object), for the values the region's reached states
+  show;
+* **states**: only region states that satisfy the region's control invariant (the least fixed
+  point of :mod:`turnproof.checks.invariants`, over the control fields and the flags that the
+  guards of the rules leaving the region test and that rise and fall inside it, with claims also under the region's own
+  context such as ``step == CLEANUP``).
+
+Each component is found by linear programming (Z3's optimiser over the rationals, exact) on the
+leaf differences of transitions: the region transitions the explicit engine reaches seed it,
+then every candidate is checked by Z3 against *every* region state that satisfies the invariant
+and each counterexample transition is added, until the candidate holds. The program maximises
+the rule instances a component strictly decreases (the others must not increase it), the
+classic construction of lexicographic linear ranking functions. Over a finite state space a
+function that strictly decreases cannot cycle, whatever its coefficients; with open bounds, each
+value of the bounds gives a finite space and the checks cover them all.
+
+When no component makes progress, the instances left form a cycle of the features: the reason
+names them (a lasso search follows in the caller).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
+from math import gcd, lcm
+from typing import Any
+
+import z3
+from turnproof.checks import invariants
+from turnproof.checks.bmc import Deadline
+from turnproof.checks.symbolic import Encoding
+from turnproof.model.ops import ConcreteOps
+from turnproof.model.properties import Property
+
+#: Coefficients are searched in [-COEFFICIENT_BOUND, COEFFICIENT_BOUND] (then scaled).
+COEFFICIENT_BOUND = 1000
+#: Counterexample transitions per component before giving up.
+MAX_REFINEMENTS = 1000
+#: At most this many contexts (values of one field) for the region's invariant.
+MAX_CONTEXTS = 3
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A number computed from one state: a leaf (``parts`` one ``(leaf, None)``) or the 0/1
+    indicator that every ``(leaf, value)`` of ``parts`` holds."""
+
+    name: str
+    parts: tuple[tuple[int, int | None], ...]
+
+    def term(self, leaves: Sequence[Any]) -> Any:
+        (i, v), *_ = self.parts
+        if v is None:
+            leaf = leaves[i]
+            return z3.If(leaf, 1, 0) if z3.is_bool(leaf) else leaf
+        return z3.If(z3.And(*(leaves[j] == w for j, w in self.parts)), 1, 0)
+
+    def value(self, row: Sequence[int]) -> int:
+        (i, v), *_ = self.parts
+        if v is None:
+            return int(row[i])
+        return int(all(int(row[j]) == w for j, w in self.parts))
+
+
+def features(
+    enc: Encoding, rows: Sequence[Sequence[int]], contexts: Sequence[tuple[str, int]] = ()
+) -> list[Feature]:
+    """The features of the module docstring; pair indicators only for pairs of values seen
+    together in ``rows`` (the region's reached states). A field the region ``contexts`` pin
+    gets indicators for those values only, and none when it has one value (a constant)."""
+    leaves = enc.model.schema.leaves()
+    pinned: dict[str, list[int]] = {}
+    for c, u in contexts:
+        pinned.setdefault(c, []).append(u)
+    out: list[Feature] = []
+    enums: list[tuple[int, str, Any]] = []
+    for i, (p, d) in enumerate(leaves):
+        enum = getattr(d, "enum", None)
+        if enum is None:
+            out.append(Feature(p, ((i, None),)))
+            continue
+        values = pinned.get(p, range(d.lo, d.hi + 1))
+        if len(values) == 1:
+            continue
+        out.extend(Feature(f"[{p} == {enum(v).name}]", ((i, v),)) for v in values)
+        if "[" not in p:
+            enums.append((i, p, enum))
+    for (i, p, e1), (j, q, e2) in combinations(enums, 2):
+        seen = sorted({(int(r[i]), int(r[j])) for r in rows})
+        out.extend(
+            Feature(f"[{p} == {e1(v).name} and {q} == {e2(w).name}]", ((i, v), (j, w)))
+            for v, w in seen
+        )
+    return out
+
+
+def region_contexts(enc: Encoding, region0: Any, deadline: Deadline) -> list[tuple[str, int]]:
+    """``(field, value)`` contexts for the region's invariant: the values an enumerated field
+    the region reads can take inside it, when there are few."""
+    out: list[tuple[str, int]] = []
+    for p in invariants.control_fields(enc, region0):
+        d = enc.domains[enc.paths.index(p)]
+        if getattr(d, "enum", None) is None or p not in invariants.leaves_of(enc, region0):
+            continue
+        values = []
+        for v in range(d.lo, d.hi + 1):
+            s = z3.Solver()
+            deadline.arm(s)
+            s.add(enc.well_formed(0), region0, enc.var(p, 0) == v)
+            if s.check() != z3.unsat:
+                values.append(v)
+        if len(values) <= MAX_CONTEXTS:
+            out.extend((p, v) for v in values)
+    return out
+
+
+def exit_fields(enc: Encoding, region0: Any, region1: Any, deadline: Deadline) -> list[str]:
+    """The invariant's fields: the control fields, and the flags (Boolean leaves) that the
+    guards of the rule instances leaving the region test and that can both rise and fall
+    inside the region. Whether a loop can end is up to those guards; a flag that only falls
+    (a creature dies) is progress a ranking counts by itself, while one that rises and falls
+    (this cleanup step did something) needs the invariant to tie it to the control state."""
+    enabled = enc.enabled(0)
+    leaving = _Checker(enc, z3.And(region0, z3.Not(region1), enc.well_formed(0)), [])
+    tested: set[str] = set()
+    for a in enc.model.actions:
+        if leaving.fires(a.index, deadline) != z3.unsat:
+            tested |= invariants.leaves_of(enc, enabled[a.index])
+    base = invariants.control_fields(enc, region0)
+    inside = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1), enc.transition(0))
+    flags = []
+    for p, d in enc.model.schema.leaves():
+        if not d.is_bool or p not in tested or p in base:
+            continue
+        before, after = enc.var(p, 0), enc.var(p, 1)
+        both = [
+            _satisfiable(z3.And(inside, z3.Not(before), after), deadline),
+            _satisfiable(z3.And(inside, before, z3.Not(after)), deadline),
+        ]
+        if all(both):
+            flags.append(p)
+    return base + flags
+
+
+def _satisfiable(formula: Any, deadline: Deadline) -> bool:
+    """``formula`` may hold (``unknown`` counts as may)."""
+    s = z3.Solver()
+    deadline.arm(s)
+    s.add(formula)
+    return bool(s.check() != z3.unsat)
+
+
+def reached(
+    enc: Encoding, prop: Property
+) -> tuple[list[list[int]], list[tuple[int, list[int], list[int]]]]:
+    """The region's reached states (leaf rows) and its reached transitions (rule instance and
+    the two rows), from the explicit engine at the fixed bounds (at most
+    :data:`~turnproof.checks.invariants.MAX_SAMPLES` states)."""
+    from turnproof.checks.explicit import Limits, explore
+
+    model = enc.model
+    assert prop.pred is not None
+    ex = explore(model, prop.monitors, limits=Limits(max_states=invariants.MAX_SAMPLES))
+    x, b = ConcreteOps(), model.bounds
+    flatten = model.schema.flatten
+    rows = {
+        i: [int(v) for v in flatten(ex.state(i))]
+        for i in range(ex.states)
+        if prop.pred(ex.state(i), x, b, ex.monitor_values(i))
+    }
+    moves = [
+        (a, rows[s], rows[t]) for s, t, a in zip(ex.src, ex.dst, ex.act) if s in rows and t in rows
+    ]
+    return list(rows.values()), moves
+
+
+def differences(
+    feats: Sequence[Feature], moves: Sequence[tuple[int, list[int], list[int]]]
+) -> dict[int, set[tuple[int, ...]]]:
+    """Per rule instance, the feature differences (before minus after) of ``moves``."""
+    out: dict[int, set[tuple[int, ...]]] = {}
+    for a, r, t in moves:
+        out.setdefault(a, set()).add(tuple(f.value(r) - f.value(t) for f in feats))
+    return out
+
+
+@dataclass
+class Proof:
+    """A ranking found under the region's invariant."""
+
+    components: list[tuple[list[int], list[int]]]  # integer coefficients, instances decreased
+    features: list[Feature]
+    invariant: invariants.Invariant
+    refinements: int
+    seeded: int  # reached region transitions that seeded the search
+
+
+def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
+    """A lexicographic ranking of the region's transitions under its invariant, or why not."""
+    assert prop.pred is not None
+    region0, region1 = enc.state_pred(prop.pred, 0), enc.state_pred(prop.pred, 1)
+    inside = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1))
+    plain = _Checker(enc, inside, [])
+    firing = []
+    for a in enc.model.actions:
+        answer = plain.fires(a.index, deadline)
+        if answer == z3.unknown:
+            return "Z3 unknown while listing the region's rules"
+        if answer == z3.sat:
+            firing.append(a.index)
+    if not firing:
+        return Proof([], [], invariants.Invariant([]), 0, 0)
+    fields = exit_fields(enc, region0, region1, deadline)
+    contexts = region_contexts(enc, region0, deadline)
+    inv = invariants.infer(enc.model, enc, deadline, fields, contexts)
+    if not inv.ok:
+        return inv.reason
+    rows, moves = reached(enc, prop)
+    feats = features(enc, rows, contexts)
+    found = search(
+        enc,
+        z3.And(inside, inv.formula(enc, 0)),
+        feats,
+        firing,
+        differences(feats, moves),
+        deadline,
+        lambda a: enc.model.actions[a].label,
+    )
+    if found.reason:
+        return found.reason
+    return Proof(
+        [(integral(c), strict) for c, strict in found.components],
+        feats,
+        inv,
+        found.refinements,
+        len(moves),
+    )
+
+
+@dataclass
+class Search:
+    """The state of one ranking search (see :func:`search`)."""
+
+    components: list[tuple[list[Fraction], list[int]]] = field(default_factory=list)
+    reason: str = ""
+    refinements: int = 0
+
+
+class _Checker:
+    """One incremental solver per rule instance: region, invariant and the instance's step."""
+
+    def __init__(self, enc: Encoding, base: Any, feats: Sequence[Feature]) -> None:
+        self.enc = enc
+        self.base = base
+        lv0, lv1 = enc.leaf_vars(0), enc.leaf_vars(1)
+        self.t0 = [f.term(lv0) for f in feats]
+        self.t1 = [f.term(lv1) for f in feats]
+        self.solvers: dict[int, Any] = {}
+
+    def solver(self, a: int) -> Any:
+        s = self.solvers.get(a)
+        if s is None:
+            s = self.solvers[a] = z3.Solver()
+            s.add(self.base, self.enc.step_formula(0, a))
+        return s
+
+    def refute(
+        self, a: int, coeffs: Sequence[Fraction], strict: bool, deadline: Deadline
+    ) -> tuple[int, ...] | None | str:
+        """Feature differences of an ``a`` transition the candidate does not decrease (or
+        increases, when not ``strict``); ``None`` when there is none; Z3's reason if unknown."""
+        s = self.solver(a)
+        delta = z3.Sum(
+            *(z3.RealVal(c) * (u - w) for c, u, w in zip(coeffs, self.t0, self.t1) if c != 0),
+            z3.RealVal(0),
+        )
+        s.push()
+        s.add(delta <= 0 if strict else delta < 0)
+        deadline.arm(s)
+        answer = s.check()
+        got: tuple[int, ...] | None | str = None
+        if answer == z3.sat:
+            zm = s.model()
+            got = tuple(
+                zm.eval(u - w, model_completion=True).as_long() for u, w in zip(self.t0, self.t1)
+            )
+        elif answer == z3.unknown:
+            got = s.reason_unknown()
+        s.pop()
+        return got
+
+    def fires(self, a: int, deadline: Deadline) -> Any:
+        s = self.solver(a)
+        deadline.arm(s)
+        return s.check()
+
+
+def _lp(
+    n: int, remaining: Sequence[int], diffs: dict[int, set[tuple[int, ...]]], deadline: Deadline
+) -> tuple[list[Fraction], list[int]] | str:
+    """Coefficients no remaining instance's known difference increases, strictly decreased by
+    as many instances as possible (scaled so that those decrease by at least 1)."""
+    opt = z3.Optimize()
+    cs = [z3.Real(f"c{i}") for i in range(n)]
+    eps = {a: z3.Real(f"e{a}") for a in remaining}
+    for c in cs:
+        opt.add(c >= -COEFFICIENT_BOUND, c <= COEFFICIENT_BOUND)
+    for a in remaining:
+        opt.add(eps[a] >= 0, eps[a] <= 1)
+        for d in diffs.get(a, ()):
+            terms = [c * x for c, x in zip(cs, d) if x]
+            opt.add(z3.Sum(*terms, z3.RealVal(0)) >= eps[a])
+    opt.maximize(z3.Sum(*eps.values()))
+    # Then the smallest coefficients (L1 norm): a readable certificate, no idle feature.
+    size = [z3.Real(f"t{i}") for i in range(n)]
+    for t, c in zip(size, cs):
+        opt.add(t >= c, t >= -c)
+    opt.minimize(z3.Sum(*size))
+    opt.set("timeout", max(1, int(deadline.left() * 1000)))
+    answer = opt.check()
+    if answer != z3.sat:
+        return f"linear program: {opt.reason_unknown() if answer == z3.unknown else answer}"
+    zm = opt.model()
+    values = {a: _fraction(zm.eval(e, model_completion=True)) for a, e in eps.items()}
+    strict = [a for a in remaining if values[a] > 0]
+    scale = min((values[a] for a in strict), default=Fraction(1))
+    return [_fraction(zm.eval(c, model_completion=True)) / scale for c in cs], strict
+
+
+def _fraction(v: Any) -> Fraction:
+    f = v.as_fraction()
+    return Fraction(f.numerator, f.denominator)
+
+
+def search(
+    enc: Encoding,
+    base: Any,
+    feats: Sequence[Feature],
+    firing: Sequence[int],
+    seeds: dict[int, set[tuple[int, ...]]],
+    deadline: Deadline,
+    label: Callable[[int], str],
+) -> Search:
+    """A lexicographic ranking over ``feats`` for the ``firing`` instances on the states of
+    ``base`` (region and invariant on both sides of a step); ``reason`` says why not."""
+    checker = _Checker(enc, base, feats)
+    diffs = {a: set(seeds.get(a, ())) for a in firing}
+    out = Search()
+    remaining = list(firing)
+    while remaining:
+        for _ in range(MAX_REFINEMENTS):
+            if deadline.expired():
+                out.reason = "time budget spent while synthesising a ranking function"
+                return out
+            got = _lp(len(feats), remaining, diffs, deadline)
+            if isinstance(got, str):
+                out.reason = got
+                return out
+            coeffs, strict = got
+            if not strict:
+                names = ", ".join(label(a) for a in remaining)
+                out.reason = (
+                    f"no linear ranking over the features decreases any of {names}: "
+                    "their transitions cancel out"
+                )
+                return out
+            bad = None
+            for a in remaining:
+                found = checker.refute(a, coeffs, a in strict, deadline)
+                if isinstance(found, str):
+                    out.reason = f"checking a ranking candidate: Z3 {found}"
+                    return out
+                if found is not None:
+                    bad = (a, found)
+                    break
+            if bad is None:
+                break
+            diffs[bad[0]].add(bad[1])
+            out.refinements += 1
+        else:
+            out.reason = f"no ranking function after {MAX_REFINEMENTS} counterexamples"
+            return out
+        out.components.append((coeffs, strict))
+        remaining = [a for a in remaining if a not in strict]
+    return out
+
+
+def integral(coeffs: Sequence[Fraction]) -> list[int]:
+    """The same function up to a positive factor, with coprime integer coefficients."""
+    m = lcm(*(c.denominator for c in coeffs)) if coeffs else 1
+    ints = [int(c * m) for c in coeffs]
+    g = gcd(*ints) or 1
+    return [v // g for v in ints]
+
+
+def render(coeffs: Sequence[int], feats: Sequence[Feature]) -> str:
+    terms = []
+    for c, f in zip(coeffs, feats):
+        if c == 0:
+            continue
+        terms.append(f"{c}*{f.name}" if c not in (1, -1) else ("" if c == 1 else "-") + f.name)
+    return " + ".join(terms).replace("+ -", "- ") or "0"

@@ -1,0 +1,82 @@
+"""Termination under the region's invariant: a lexicographic linear ranking over features
+(leaves, value indicators, pairs of control values), synthesised by linear programming from
+reached transitions and Z3 counterexamples, checked by Z3 on every region state the invariant
+allows. It proves that Magic's cleanup ends for every value of the open bounds, and it finds no
+ranking for loops that do not end (the bench's cleanup, the Rielle mutant)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from turnproof.checks import ranking
+from turnproof.checks.bmc import Deadline
+from turnproof.checks.proofs import check_property
+from turnproof.checks.results import Verdict
+from turnproof.checks.symbolic import Encoding
+from turnproof.model.bench import BENCH
+from turnproof.model.magic import MAGIC
+from turnproof.model.rules import Model
+
+SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
+
+
+def test_integral_keeps_the_function_up_to_a_positive_factor() -> None:
+    assert ranking.integral([Fraction(1, 2), Fraction(-3, 4), Fraction(0)]) == [2, -3, 0]
+    assert ranking.integral([Fraction(6), Fraction(4)]) == [3, 2]
+
+
+def test_features_pin_the_region_context_and_pair_seen_values() -> None:
+    model = Model(MAGIC)
+    enc = Encoding(model)
+    leaves = [p for p, _ in model.schema.leaves()]
+    row = [0] * len(leaves)
+    row[leaves.index("step")] = 11  # CLEANUP
+    row[leaves.index("stage")] = 4  # RESOLVING
+    row[leaves.index("res.what")] = 12  # T_RIELLE
+    names = [f.name for f in ranking.features(enc, [row], [("step", 11)])]
+    assert "[step == CLEANUP]" not in names and "[step == UNTAP]" not in names  # a constant
+    assert "[stage == RESOLVING]" in names and "passes" in names and "cl_prio" in names
+    assert "[stage == RESOLVING and res.what == T_RIELLE]" in names
+    assert not any(n.startswith("[stage == BEGIN and") for n in names)  # never seen
+    feats = ranking.features(enc, [row], [("step", 11)])
+    pair = next(f for f in feats if f.name == "[stage == RESOLVING and res.what == T_RIELLE]")
+    assert pair.value(row) == 1
+    row[leaves.index("res.what")] = 0
+    assert pair.value(row) == 0
+
+
+def test_a_loop_that_does_not_end_has_no_ranking() -> None:
+    """The bench's cleanup can repeat for ever (a resolving ability triggers again): there is
+    no ranking, and the reason names the rule instances whose transitions cancel out."""
+    model = Model(BENCH, SMALL)
+    prop = BENCH.property("cleanup-terminates")
+    got = ranking.prove(Encoding(model, prop.monitors), prop, Deadline(60))
+    assert isinstance(got, str)
+    assert "cancel out" in got and "resolve(trig=1)" in got
+
+
+@pytest.mark.slow
+def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> None:
+    """Issue 3's example: cleanup terminates for any hand size and any number of 'until end
+    of turn' effects (and of turns, actions, damage, mana and loyalty). The plain search over
+    the leaves finds no ranking; the search under the region's invariant does, and its
+    certificate decreases on every rule instance that can fire in a cleanup step. With
+    Rielle's trigger on every discard, the same search finds none."""
+    prop = MAGIC.property("cleanup-terminates")
+    r = check_property(Model(MAGIC), prop, timeout_s=400, max_depth=40)
+    assert r.verdict is Verdict.PROVED, r.reason
+    assert set(r.for_all) == set(prop.for_all)
+    cert = r.certificate
+    assert cert is not None and cert["method"] == "ranking function under the region's invariant"
+    assert "cl_prio" in cert["fields"] and cert["claims"] == len(cert["invariant"])
+    assert any(c.startswith("step == CLEANUP: ") for c in cert["invariant"])
+    decreased = {d for comp in cert["components"] for d in comp["decreases"]}
+    for rule in ("MTG 514.1 cleanup_discard", "MTG 500.2 pass_end_step", "MTG 704.3 sba"):
+        assert rule in decreased
+    assert all(comp["function"] != "0" for comp in cert["components"])
+
+    m = MAGIC.mutant("rielle-every-time")
+    broken = Model(MAGIC.amend(*m.amendments, label=m.name), m.bounds)
+    got = ranking.prove(Encoding(broken, prop.monitors), prop, Deadline(400))
+    assert isinstance(got, str) and "cancel out" in got
