@@ -244,21 +244,37 @@ class Lattice:
                         got = {w for w, mb in masks[b].items() if ma & mb}
                         if len(got) < len(self.dom[b]):
                             self.imps[(ctx, a, v, b)] = got
+        self._made: dict[Any, Candidate] = {}
         self.by_value: dict[tuple[Context, str, int], list[str]] = {}
         for ctx, a, v, b in self.imps:
             self.by_value.setdefault((ctx, a, v), []).append(b)
 
     def claims(self) -> list[Candidate]:
         """The claims that are not trivially true, in a fixed order."""
-        out = [
-            Candidate("in", a, values=tuple(sorted(s)), a_top=self.top[a], **_ctx(ctx))
-            for (ctx, a), s in self.ins.items()
-        ]
-        out += [
-            Candidate("imp", a, v, b, tuple(sorted(s)), self.top[a], self.top[b], **_ctx(ctx))
-            for (ctx, a, v, b), s in self.imps.items()
-        ]
-        return sorted(out)
+        return sorted(self.current())
+
+    def current(self) -> list[Candidate]:
+        """The claims that are not trivially true, in the tables' order (each built once per
+        change of its set)."""
+        made = self._made
+        out = []
+        for key, got in self.ins.items():
+            c = made.get(key)
+            if c is None:
+                ctx, a = key
+                c = made[key] = Candidate(
+                    "in", a, values=tuple(sorted(got)), a_top=self.top[a], **_ctx(ctx)
+                )
+            out.append(c)
+        for key4, got in self.imps.items():
+            c = made.get(key4)
+            if c is None:
+                ctx, a, v, b = key4
+                c = made[key4] = Candidate(
+                    "imp", a, v, b, tuple(sorted(got)), self.top[a], self.top[b], **_ctx(ctx)
+                )
+            out.append(c)
+        return out
 
     def widen(self, row: Sequence[int]) -> None:
         """Widen every claim the concrete row of leaf values breaks, so that it holds."""
@@ -283,8 +299,8 @@ class Lattice:
                         kept.append(b)
                 self.by_value[(ctx, a, cls[a])] = kept
 
-    @staticmethod
-    def _grow(table: dict[Any, set[int]], key: Any, value: int, dom: frozenset[int]) -> None:
+    def _grow(self, table: dict[Any, set[int]], key: Any, value: int, dom: frozenset[int]) -> None:
+        self._made.pop(key, None)
         got = table[key]
         if value not in dom:
             del table[key]  # outside the fixed-bound values: the claim cannot say it
@@ -332,7 +348,18 @@ def _check(solver: Any, deadline: Deadline, assumptions: Sequence[Any] = ()) -> 
     if deadline.expired():
         raise Stopped("time budget spent")
     deadline.arm(solver)
-    answer = solver.check(*assumptions)
+    if assumptions:
+        # Solver.check(*assumptions) without the Python API's per-argument coercion
+        # (thousands of Boolean constants in every round).
+        array = (z3.Ast * len(assumptions))()
+        for i, lit in enumerate(assumptions):
+            array[i] = lit.as_ast()
+        code = z3.Z3_solver_check_assumptions(
+            solver.ctx.ref(), solver.solver, len(assumptions), array
+        )
+        answer = z3.CheckSatResult(code)
+    else:
+        answer = solver.check()
     if answer == z3.unknown:
         raise Stopped(f"Z3 unknown: {solver.reason_unknown()}")
     return answer
@@ -391,13 +418,13 @@ def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]
     rounds = 0
     while True:
         rounds += 1
-        claims = lat.claims()
+        claims = lat.current()
         lits = [literal(c) for c in claims]
         goal = z3.Bool(f"round!{rounds}")
         solver.add(z3.Implies(goal, _or([post for _, post in lits])))
         answer = _check(solver, deadline, [goal, *(pre for pre, _ in lits)])
         if answer == z3.unsat:
-            return claims, rounds
+            return sorted(claims), rounds
         zm = solver.model()
         lat.widen(_row(enc, zm, 1))
         # The first state satisfies every claim, hence the least fixed point: so does every
