@@ -208,19 +208,27 @@ class Proof:
     seeded: int  # reached region transitions that seeded the search
 
 
+def _firing(checker: _Checker, actions: Sequence[int], deadline: Deadline) -> list[int] | None:
+    """The instances of ``actions`` that can take a step on the checker's states (``None`` if
+    Z3 cannot tell)."""
+    out = []
+    for a in actions:
+        answer = checker.fires(a, deadline)
+        if answer == z3.unknown:
+            return None
+        if answer == z3.sat:
+            out.append(a)
+    return out
+
+
 def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
     """A lexicographic ranking of the region's transitions under its invariant, or why not."""
     assert prop.pred is not None
     region0, region1 = enc.state_pred(prop.pred, 0), enc.state_pred(prop.pred, 1)
     inside = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1))
-    plain = _Checker(enc, inside, [])
-    firing = []
-    for a in enc.model.actions:
-        answer = plain.fires(a.index, deadline)
-        if answer == z3.unknown:
-            return "Z3 unknown while listing the region's rules"
-        if answer == z3.sat:
-            firing.append(a.index)
+    firing = _firing(_Checker(enc, inside, []), [a.index for a in enc.model.actions], deadline)
+    if firing is None:
+        return "Z3 unknown while listing the region's rules"
     if not firing:
         return Proof([], [], invariants.Invariant([]), 0, 0)
     fields = exit_fields(enc, region0, region1, deadline)
@@ -228,11 +236,16 @@ def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
     inv = invariants.infer(enc.model, enc, deadline, fields, contexts)
     if not inv.ok:
         return inv.reason
+    base = z3.And(inside, inv.formula(enc, 0))
+    # Instances that fire only in well-formed states the invariant excludes are no part of it.
+    firing = _firing(_Checker(enc, base, []), firing, deadline)
+    if firing is None:
+        return "Z3 unknown while listing the rules that fire under the region's invariant"
     rows, moves = reached(enc, prop)
     feats = features(enc, rows, contexts)
     found = search(
         enc,
-        z3.And(inside, inv.formula(enc, 0)),
+        base,
         feats,
         firing,
         differences(feats, moves),

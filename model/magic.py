@@ -992,6 +992,13 @@ def end_turn_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
     return _exile_stack(s, x)
 
 
+def _process_may_end(s: MtgState, x: Any, b: Bounds, proc: Proc) -> None:
+    """The last step of an ending process applies: that process, after its state-based
+    actions (724.1c, 724.2c)."""
+    x.require(s.proc == proc)
+    x.require(x.Not(_any_sba(s, x, b)))
+
+
 @rule(
     "MTG 724.1d",
     "ending the turn: after state-based actions (724.1c; nobody gets priority), the current step "
@@ -1001,8 +1008,7 @@ def end_turn_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
     when={"stage": Stage.PROC_C},
 )
 def end_turn_d(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.proc == Proc.END_TURN)
-    x.require(x.Not(_any_sba(s, x, b)))
+    _process_may_end(s, x, b, Proc.END_TURN)
     in_combat = _is(x, s.step, *COMBAT_STEPS)
     t = s.replace(
         mana=(0,) * b.players,
@@ -1044,8 +1050,7 @@ def end_combat_b(s: MtgState, x: Any, b: Bounds) -> MtgState:
     when={"stage": Stage.PROC_C},
 )
 def end_combat_d(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.proc == Proc.END_COMBAT)
-    x.require(x.Not(_any_sba(s, x, b)))
+    _process_may_end(s, x, b, Proc.END_COMBAT)
     t = s.replace(mana=(0,) * b.players, brace=0, attacking=False, proc=Proc.NONE)
     return begin_step(t, x, b, Step.MAIN2)
 
@@ -1249,6 +1254,14 @@ FOR_ALL = ("turns", "hand_max", "effects", "actions", "damage", "mana", "loyalty
 
 PROPERTIES = (
     terminates(
+        "end-the-turn-terminates",
+        "the end-the-turn process ends: no cycle among its states (724.1a-d: waiting triggers "
+        "cease to exist, the stack is exiled, state-based actions, then the cleanup step)",
+        lambda s, x, b, m: s.proc == Proc.END_TURN,
+        citations=("MTG 724.1a", "MTG 724.1b", "MTG 724.1d", "MTG 704.3"),
+        for_all=FOR_ALL,
+    ),
+    terminates(
         "cleanup-terminates",
         "every run of cleanup steps ends: no cycle among cleanup-step states (with no card "
         "that keeps creating triggers)",
@@ -1396,8 +1409,7 @@ def _m_keep_eot(s: MtgState, x: Any, b: Bounds) -> MtgState:
     when={"stage": Stage.PROC_C},
 )
 def _m_end_turn_no_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.proc == Proc.END_TURN)
-    x.require(x.Not(_any_sba(s, x, b)))
+    _process_may_end(s, x, b, Proc.END_TURN)
     t = s.replace(mana=(0,) * b.players, brace=0, attacking=False)
     return next_turn(t, x, b)
 
@@ -1410,10 +1422,21 @@ def _m_end_turn_no_cleanup(s: MtgState, x: Any, b: Bounds) -> MtgState:
     when={"stage": Stage.PROC_C},
 )
 def _m_end_turn_to_end_step(s: MtgState, x: Any, b: Bounds) -> MtgState:
-    x.require(s.proc == Proc.END_TURN)
-    x.require(x.Not(_any_sba(s, x, b)))
+    _process_may_end(s, x, b, Proc.END_TURN)
     t = s.replace(mana=(0,) * b.players, attacking=False, proc=Proc.NONE)
     return begin_step(t, x, b, Step.END)
+
+
+@rule(
+    "MTG 724.1d",
+    "MUTANT: after state-based actions the end-the-turn process starts over",
+    kind=Kind.GAME,
+    name="end_turn_d",
+    when={"stage": Stage.PROC_C},
+)
+def _m_end_turn_restarts(s: MtgState, x: Any, b: Bounds) -> MtgState:
+    _process_may_end(s, x, b, Proc.END_TURN)
+    return s.replace(stage=Stage.PROC_A)
 
 
 @rule(
@@ -1627,6 +1650,13 @@ def _m_damage_after_animation(s: MtgState, x: Any, b: Bounds) -> MtgState:
 
 
 MUTANTS = (
+    Mutant(
+        "end-turn-restarts",
+        "after its state-based actions the end-the-turn process starts over instead of "
+        "moving to the cleanup step",
+        (Replace("end_turn_d", _m_end_turn_restarts),),
+        ("end-the-turn-terminates",),
+    ),
     Mutant(
         "keep-eot-effects",
         "514.2 removes damage but leaves 'until end of turn' effects",

@@ -64,7 +64,7 @@ def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> No
     certificate decreases on every rule instance that can fire in a cleanup step. With
     Rielle's trigger on every discard, the same search finds none."""
     prop = MAGIC.property("cleanup-terminates")
-    r = check_property(Model(MAGIC), prop, timeout_s=400, max_depth=40)
+    r = check_property(Model(MAGIC), prop, timeout_s=600, max_depth=40)
     assert r.verdict is Verdict.PROVED, r.reason
     assert set(r.for_all) == set(prop.for_all)
     cert = r.certificate
@@ -78,5 +78,5 @@ def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> No
 
     m = MAGIC.mutant("rielle-every-time")
     broken = Model(MAGIC.amend(*m.amendments, label=m.name), m.bounds)
-    got = ranking.prove(Encoding(broken, prop.monitors), prop, Deadline(400))
+    got = ranking.prove(Encoding(broken, prop.monitors), prop, Deadline(600))
     assert isinstance(got, str) and "cancel out" in got
