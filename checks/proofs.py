@@ -17,8 +17,10 @@ Every proof keeps its certificate, rendered with the model's field names (``stk.
   functions (each non-increasing on the rule instances left, strictly decreasing on some).
   Coefficients are synthesised by counterexample-guided search and each component is checked
   symbolically for *every* well-formed state of the region, not only the explored ones; the
-  domains are finite, so a decreasing function cannot decrease forever. When no ranking
-  function is found, a reachable lasso (a loop inside the region) is searched for instead.
+  domains are finite, so a decreasing function cannot decrease forever. Failing those, a
+  lexicographic ranking over features of the state, checked on the region states that satisfy
+  the region's invariant (:mod:`turnproof.checks.ranking`). When no ranking function is found,
+  a reachable lasso (a loop inside the region) is searched for instead.
 
 Honesty: ``PROVED`` only for these unbounded proofs; Z3's ``unknown`` (with its
 ``reason_unknown()``) and spent time budgets become ``UNKNOWN``; a clean bounded search is
