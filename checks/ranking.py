@@ -111,9 +111,10 @@ def region_contexts(enc: Encoding, region0: Any, deadline: Deadline) -> list[tup
     """``(field, value)`` contexts for the region's invariant: the values an enumerated field
     the region reads can take inside it, when there are few."""
     out: list[tuple[str, int]] = []
-    for p in invariants.control_fields(enc, region0):
+    read = invariants.leaves_of(enc, region0)
+    for p in (p for p in enc.paths if p in read):  # schema order
         d = enc.domains[enc.paths.index(p)]
-        if getattr(d, "enum", None) is None or p not in invariants.leaves_of(enc, region0):
+        if getattr(d, "enum", None) is None:
             continue
         values = []
         for v in range(d.lo, d.hi + 1):
