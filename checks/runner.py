@@ -35,6 +35,7 @@ from turnproof.checks import explicit
 from turnproof.checks.explicit import Limits, Progress
 from turnproof.checks.results import CheckReport, PropertyResult, Verdict
 from turnproof.model.errors import BoundsError, TurnproofError, choices_text
+from turnproof.model.packs import with_cards
 from turnproof.model.properties import Mutant, Property
 from turnproof.model.rules import Bounds, Model, RuleSet, Variant
 
@@ -146,6 +147,8 @@ def select(
     Bounds(ruleset.bound_specs, bounds)
     chosen_mutant = ruleset.mutant(mutant) if mutant is not None else None
     amended = ruleset
+    if chosen_mutant is not None and chosen_mutant.cards:
+        amended = with_cards(ruleset, chosen_mutant.cards)
     if variant is not None:
         amended = amended.amend(Variant(variant), label=f"variant {variant}")
     merged: dict[str, int] = {}

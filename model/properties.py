@@ -75,6 +75,10 @@ class Property:
     #: engine leaves them open (a Z3 variable from the bound's lowest value up, with no upper
     #: end), so a proof covers every value; the explicit engine checks the value in the bounds.
     for_all: tuple[str, ...] = ()
+    #: For a rule set composed from cards: whether the property says anything with the cards
+    #: in play (``applies_to(setup)``); a property about 'until end of combat' effects does not
+    #: when no card creates one. ``None``: always.
+    applies_to: Callable[[Any], bool] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -147,6 +151,9 @@ class Mutant:
     amendments: tuple[Amendment, ...]
     breaks: tuple[str, ...]
     bounds: dict[str, int] = field(default_factory=dict)
+    #: For a rule set composed from cards: the cards (key and controller, ``None`` for each
+    #: player) to check the mutant with, when they are not the rule set's own (empty: its own).
+    cards: tuple[tuple[str, int | None], ...] = ()
 
 
 def names(props: Sequence[Property]) -> list[str]:

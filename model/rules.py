@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
+from functools import partial
 from typing import Any
 
 from turnproof.model.errors import AmendmentError, BoundsError, UnknownNameError
@@ -48,7 +49,13 @@ RuleFn = Callable[..., Any]
 
 @dataclass(frozen=True)
 class Rule:
-    """One rule: a citation, a summary, a kind and the function that computes the successor."""
+    """One rule: a citation, a summary, a kind and the function that computes the successor.
+
+    ``card`` names the card a rule comes from (``card: Sundial of the Infinite``), empty for the
+    rules of the game itself. ``clauses`` are the keyword values bound into ``fn`` by
+    :meth:`derive`: a rule written with a clause such as ``cleanup_repeats=True`` yields, with one
+    changed clause, the mutant that breaks it, without a second copy of its body.
+    """
 
     name: str
     citation: str
@@ -58,20 +65,73 @@ class Rule:
     params: tuple[tuple[str, ParamDomain], ...] = field(default=(), compare=False)
     decider: Decider | None = field(default=None, repr=False, compare=False)
     when: tuple[str, tuple[int, ...]] | None = field(default=None, compare=False)
+    card: str = ""
+    clauses: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     @property
     def is_automatic(self) -> bool:
         """True for rules no player decides (turn-based actions, SBAs, procedures)."""
         return self.decider is None
 
+    @property
+    def cited(self) -> str:
+        """The citation, with the card when the rule comes from one (``MTG 602.5d, card:
+        Sundial of the Infinite``)."""
+        return f"{self.citation}, card: {self.card}" if self.card else self.citation
+
+    def derive(
+        self,
+        summary: str | None = None,
+        *,
+        when: Mapping[str, int | Sequence[int]] | None = None,
+        card: str | None = None,
+        **clauses: Any,
+    ) -> Rule:
+        """This rule with some keyword arguments of its function fixed (its clauses), and
+        optionally a new summary, stage guard or card. A mutant is a derived rule with one
+        changed clause (``pass_end_step.derive("MUTANT: ...", cleanup_repeats=False)``)."""
+        fn = partial(self.fn, **clauses) if clauses else self.fn
+        guard = self.when if when is None else _when_guard(self.citation, when)
+        return replace(
+            self,
+            fn=fn,
+            summary=self.summary if summary is None else summary,
+            when=guard,
+            card=self.card if card is None else card,
+            clauses=self.clauses + tuple(sorted(clauses.items())),
+        )
+
     def source_digest(self) -> str:
-        """A digest of the rule's declaration and code, for rule-set content hashes."""
+        """A digest of the rule's declaration, code and bound clauses, for content hashes."""
+        base = self.fn
+        while isinstance(base, partial):
+            base = base.func
         try:
-            code = inspect.getsource(self.fn)
+            code = inspect.getsource(base)
         except (OSError, TypeError):
-            code = self.fn.__qualname__
-        text = f"{self.name}|{self.citation}|{self.summary}|{self.kind.value}|{self.when}|{code}"
+            code = getattr(base, "__qualname__", repr(base))
+        clauses = ";".join(f"{k}={_digest_value(v)}" for k, v in self.clauses)
+        text = (
+            f"{self.name}|{self.citation}|{self.summary}|{self.kind.value}|{self.when}|"
+            f"{self.card}|{clauses}|{code}"
+        )
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _digest_value(value: Any) -> str:
+    """A stable text for a clause value (a card instance digests to its own description)."""
+    digest = getattr(value, "digest", None)
+    return digest() if callable(digest) else repr(value)
+
+
+def _when_guard(
+    citation: str, when: Mapping[str, int | Sequence[int]]
+) -> tuple[str, tuple[int, ...]]:
+    if len(when) != 1:
+        raise AmendmentError(f"{citation}: 'when' names exactly one field, got {list(when)}")
+    ((key, values),) = when.items()
+    vals = (values,) if isinstance(values, int) else tuple(values)
+    return key, tuple(int(v) for v in vals)
 
 
 def rule(
@@ -83,6 +143,7 @@ def rule(
     decider: Decider | None = None,
     name: str | None = None,
     when: Mapping[str, int | Sequence[int]] | None = None,
+    card: str = "",
 ) -> Callable[[RuleFn], Rule]:
     """Declare a rule. ``decider(s, x, b, **params)`` returns the player who decides.
 
@@ -94,13 +155,7 @@ def rule(
     if kind is Kind.CHOICE and decider is None:
         raise AmendmentError(f"{citation}: a player's choice must name its decider")
 
-    guard: tuple[str, tuple[int, ...]] | None = None
-    if when:
-        if len(when) != 1:
-            raise AmendmentError(f"{citation}: 'when' names exactly one field, got {list(when)}")
-        ((key, values),) = when.items()
-        vals = (values,) if isinstance(values, int) else tuple(values)
-        guard = (key, tuple(int(v) for v in vals))
+    guard = _when_guard(citation, when) if when else None
 
     def wrap(fn: RuleFn) -> Rule:
         return Rule(
@@ -112,6 +167,7 @@ def rule(
             params=tuple((params or {}).items()),
             decider=decider,
             when=guard,
+            card=card,
         )
 
     return wrap
@@ -131,11 +187,30 @@ class BoundSpec:
     doc: str
 
 
-class Bounds(Mapping[str, int]):
-    """Concrete bound values, read as attributes (``b.players``) or as a mapping."""
+#: Attribute names of :class:`Bounds` that are not bounds: no bound may take them.
+RESERVED_BOUND_NAMES = frozenset({"setup", "specs"})
 
-    def __init__(self, specs: Sequence[BoundSpec], values: Mapping[str, int] | None = None):
+
+class Bounds(Mapping[str, int]):
+    """Concrete bound values, read as attributes (``b.players``) or as a mapping.
+
+    ``setup`` is what the rule set composed for its rules to read besides the bounds (for a game
+    built from a core and card packs: the object kinds, the cards in play and the hooks the
+    cards contribute; see :mod:`turnproof.model.packs`); ``None`` for a rule set written whole.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[BoundSpec],
+        values: Mapping[str, int] | None = None,
+        *,
+        setup: Any = None,
+    ):
+        self.setup = setup
         self._specs = {s.name: s for s in specs}
+        taken = RESERVED_BOUND_NAMES & set(self._specs)
+        if taken:
+            raise BoundsError(f"a bound may not be named {', '.join(sorted(taken))}")
         merged = {s.name: s.default for s in specs}
         for key, value in (values or {}).items():
             if key not in self._specs:
@@ -236,7 +311,22 @@ class Variant:
     name: str
 
 
-Amendment = Replace | Remove | Add | Variant
+@dataclass(frozen=True)
+class DeriveHook:
+    """Change clauses of what a card contributes to one of its game's hooks: the card (by its
+    key or name), the hook, and the keyword values to bind (``simultaneous=False``)."""
+
+    card: str
+    hook: str
+    clauses: tuple[tuple[str, Any], ...]
+    summary: str = ""
+
+    def label(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.clauses)
+        return f"derive {self.card}:{self.hook}({shown})"
+
+
+Amendment = Replace | Remove | Add | Variant | DeriveHook
 
 
 @dataclass(frozen=True)
@@ -257,6 +347,9 @@ class RuleSet:
     variants: Mapping[str, tuple[Amendment, ...]] = field(default_factory=dict, repr=False)
     aliases: tuple[Alias, ...] = ()
     amended: tuple[str, ...] = ()
+    #: What the rules read besides the bounds (``Bounds.setup``): for a rule set composed from a
+    #: core and card packs, the composition (:class:`turnproof.model.packs.Setup`).
+    setup: Any = field(default=None, repr=False)
 
     # -- lookups ---------------------------------------------------------------------------
     def rule_names(self) -> list[str]:
@@ -326,23 +419,38 @@ class RuleSet:
         raise UnknownNameError("mutant", name, [m.name for m in self.mutants])
 
     # -- values ----------------------------------------------------------------------------
+    def card_names(self) -> tuple[str, ...]:
+        """The names of the cards in play (empty for a rule set without card packs)."""
+        return tuple(self.setup.card_names()) if self.setup is not None else ()
+
     def content_hash(self) -> str:
-        """A digest of every rule's declaration and code, in order (stable across runs)."""
+        """A digest of every rule's declaration and code, in order, and of the cards composed
+        into the rule set (stable across runs)."""
         h = hashlib.sha256(f"{self.name}|{self.version}".encode())
         for r in self.rules:
             h.update(r.source_digest().encode())
+        if self.setup is not None:
+            h.update(self.setup.digest().encode())
         return h.hexdigest()[:16]
 
     def amend(self, *amendments: Amendment, label: str = "") -> RuleSet:
         """A new rule set with ``amendments`` applied in order."""
         rules = list(self.rules)
         applied = list(self.amended)
+        setup = self.setup
         for a in amendments:
+            if isinstance(a, DeriveHook):
+                if setup is None:
+                    raise AmendmentError(f"{a.label()}: rule set {self.name} has no card packs")
+                setup = setup.derive_hook(a)
+                applied.append(a.label())
+                continue
             if isinstance(a, Variant):
                 if a.name not in self.variants:
                     raise UnknownNameError("variant", a.name, self.variants)
-                current = replace(self, rules=tuple(rules), amended=())
-                rules = list(current.amend(*self.variants[a.name]).rules)
+                current = replace(self, rules=tuple(rules), amended=(), setup=setup)
+                done = current.amend(*self.variants[a.name])
+                rules, setup = list(done.rules), done.setup
                 applied.append(f"variant {a.name}")
                 continue
             current = replace(self, rules=tuple(rules))
@@ -371,7 +479,9 @@ class RuleSet:
                 del rules[i]
                 applied.append(f"remove {target.name}")
         version = self.version + (f"+{label}" if label else "")
-        return replace(self, rules=tuple(rules), amended=tuple(applied), version=version)
+        return replace(
+            self, rules=tuple(rules), amended=tuple(applied), version=version, setup=setup
+        )
 
 
 # -- the instantiated model ------------------------------------------------------------------
@@ -415,7 +525,7 @@ class Model:
 
     def __init__(self, ruleset: RuleSet, bounds: Mapping[str, int] | None = None) -> None:
         self.ruleset = ruleset
-        self.bounds = Bounds(ruleset.bound_specs, bounds)
+        self.bounds = Bounds(ruleset.bound_specs, bounds, setup=ruleset.setup)
         self.schema = ruleset.schema(self.bounds)
         self.actions: list[Action] = []
         for r in ruleset.rules:
@@ -433,12 +543,15 @@ class Model:
         return self.ruleset.terminal(s, x, self.bounds)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.ruleset.name,
             "version": self.ruleset.version,
             "content_hash": self.ruleset.content_hash(),
             "amended": list(self.ruleset.amended),
         }
+        if self.ruleset.setup is not None:
+            out["cards"] = list(self.ruleset.card_names())
+        return out
 
 
 def summarize_rules(rules: Iterable[Rule]) -> list[dict[str, str]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from turnproof.checks.explicit import check_properties, explore, rule_coverage
 from turnproof.checks.results import Verdict
-from turnproof.model.magic import MAGIC
+from turnproof.model.magic import DEFAULT_CARDS, MAGIC, compose_magic
+from turnproof.model.packs import mutant_ruleset
 from turnproof.model.rules import Model
 
 SMALL = {"turns": 1}
@@ -35,7 +36,7 @@ def test_all_properties_meet_expectations_on_one_turn():
 @pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
 def test_mutant_is_caught(mutant):
     m = MAGIC.mutant(mutant)
-    rs = MAGIC.amend(*m.amendments, label=m.name)
+    rs = mutant_ruleset(MAGIC, m, label=m.name)
     assert rs.version.endswith("+" + m.name)
     assert rs.content_hash() != MAGIC.content_hash()
     results = check_properties(Model(rs, {**SMALL, **m.bounds}), [rs.property(n) for n in m.breaks])
@@ -47,7 +48,8 @@ def test_mutant_is_caught(mutant):
 
 
 def test_termination_counterexample_is_a_lasso_with_who_can_break_it():
-    rs = MAGIC.amend(*MAGIC.mutant("rielle-every-time").amendments)
+    # A card that keeps creating triggers: the cleanup step never ends.
+    rs = compose_magic([*DEFAULT_CARDS, ("endless-rielle", 0)])
     (r,) = check_properties(Model(rs, SMALL), [rs.property("cleanup-terminates")])
     assert r.verdict is Verdict.VIOLATED
     trace = r.trace
@@ -79,7 +81,8 @@ def test_every_rule_fires_at_default_bounds_except_for_absent_cards():
         "end_combat_d",
     ]
     assert coverage["sba"] > 0
-    mandate = rule_coverage(explore(Model(MAGIC, {"mandate": 1, "turns": 1})))
+    with_mandate = compose_magic([*DEFAULT_CARDS, ("mandate-of-peace", None)])
+    mandate = rule_coverage(explore(Model(with_mandate, {"turns": 1})))
     assert all(n > 0 for n in mandate.values())
 
 
@@ -94,6 +97,6 @@ def test_default_bounds_all_properties_meet_expectations():
 @pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
 def test_mutant_is_caught_at_default_bounds(mutant):
     m = MAGIC.mutant(mutant)
-    rs = MAGIC.amend(*m.amendments, label=m.name)
+    rs = mutant_ruleset(MAGIC, m, label=m.name)
     results = check_properties(Model(rs, m.bounds), [rs.property(n) for n in m.breaks])
     assert all(not r.meets_expectation for r in results)

@@ -9,22 +9,34 @@ from __future__ import annotations
 from turnproof.checks.explicit import check_properties
 from turnproof.checks.results import Verdict
 from turnproof.checks.simulate import play
-from turnproof.model.magic import MAGIC, Obj, Stage, Step
+from turnproof.model.magic import Stage, Step, compose_magic
 from turnproof.model.properties import reachable
 from turnproof.model.rules import Model
 
-NO_CARDS = {
-    "pump": 0,
-    "brace": 0,
-    "omen": 0,
-    "sundial": 0,
-    "rielle": 0,
-    "end_trigger": 0,
-    "tutelage": 0,
-    "mana": 0,
-    "shock": 0,
-    "sarkhan": 0,
+#: The cards of these tests, by the name each had as a 0/1 bound before cards became packs, with
+#: who controls each (None: each player has one).
+CARDS = {
+    "pump": ("pump", None),
+    "brace": ("brace", None),
+    "omen": ("omen", None),
+    "sundial": ("sundial-of-the-infinite", None),
+    "rielle": ("rielle-the-everwise", 0),
+    "tutelage": ("sphinxs-tutelage", 0),
+    "sarkhan": ("sarkhan-the-dragonspeaker", 0),
+    "waylay": ("waylay", None),
+    "undoing": ("days-undoing", None),
+    "freeze": ("freeze", None),
+    "mandate": ("mandate-of-peace", None),
 }
+
+
+def magic(*cards: str, **bounds: int) -> Model:
+    """The Magic rule set with only ``cards`` in play, no mana, and ``bounds``."""
+    return Model(compose_magic([CARDS[c] for c in cards]), {"mana": 0, **bounds})
+
+
+def kinds(m: Model):
+    return m.ruleset.setup.kinds
 
 
 def cleanup_part(replay):
@@ -35,7 +47,7 @@ def cleanup_part(replay):
 
 def test_cu01_plain_discard_no_priority():
     # AP has 9 cards in cleanup (8 + the draw step's card), max hand size 7, no discard trigger.
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 0, "hand0": 8})
+    m = magic(turns=1, actions=0, hand0=8)
     r = play(m)
     assert cleanup_part(r) == ["MTG 514.1", "MTG 514.2", "MTG 514.3"]
     assert r.final.hand[0] == 7
@@ -46,7 +58,7 @@ def test_cu01_plain_discard_no_priority():
 
 def test_cu02_discard_trigger_causes_second_cleanup():
     # Rielle pattern: 10 cards at cleanup, discard 3, draw 3, a second cleanup discards 3 again.
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 0, "hand0": 9, "rielle": 1})
+    m = magic("rielle", turns=1, actions=0, hand0=9)
     r = play(m)
     part = cleanup_part(r)
     assert part[:3] == ["MTG 514.1", "MTG 514.2", "MTG 603.3b"]
@@ -62,14 +74,15 @@ def test_cu02_discard_trigger_causes_second_cleanup():
 
 
 def test_cu02_opponent_may_respond_in_cleanup():
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 1, "hand0": 9, "rielle": 1, "pump": 1})
+    m = magic("rielle", "pump", turns=1, actions=1, hand0=9)
+    K = kinds(m)
     respond = reachable(
         "nap-responds-in-cleanup",
         "NAP's instant lies above the discard trigger in a cleanup step",
         lambda s, x, b, m: x.And(
             s.step == Step.CLEANUP,
             s.stack.length == 2,
-            s.stack.slots[0].what == Obj.T_RIELLE,
+            s.stack.slots[0].what == K.T_RIELLE,
             s.stack.slots[1].ctrl == 1,
         ),
     )
@@ -79,13 +92,13 @@ def test_cu02_opponent_may_respond_in_cleanup():
 
 
 def test_cu04_waylay_tokens_exiled_at_next_cleanup():
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 1, "hand0": 7, "waylay": 1})
+    m = magic("waylay", turns=1, actions=1, hand0=7)
     r = play(m, ["cast(card=WAYLAY)"])
     cleanup_states = [s for s in r.states if s.step == Step.CLEANUP]
     # the tokens exist when cleanup begins and while its trigger waits on the stack
     assert cleanup_states[0].tokens[0]
     on_stack = [
-        s for s in cleanup_states if s.stack.length and s.stack.slots[0].what == Obj.T_WAYLAY
+        s for s in cleanup_states if s.stack.length and s.stack.slots[0].what == kinds(m).T_WAYLAY
     ]
     assert on_stack and all(s.tokens[0] for s in on_stack)
     assert any(s.stage == Stage.PRIORITY for s in on_stack)  # players may respond
@@ -95,45 +108,37 @@ def test_cu04_waylay_tokens_exiled_at_next_cleanup():
     assert not r.final.tokens[0]
     # it did not trigger in the end step (Forge issue #1240's bug)
     assert not any(
-        s.step == Step.END and any(it.what == Obj.T_WAYLAY for it in s.pending.slots)
+        s.step == Step.END and any(it.what == kinds(m).T_WAYLAY for it in s.pending.slots)
         for s in r.states
     )
 
 
 def test_et03_waiting_triggers_cease_to_exist():
     # Day's Undoing with Sphinx's Tutelage: seven draw triggers wait, then the turn ends.
-    bounds = {
-        **NO_CARDS,
-        "turns": 1,
-        "actions": 1,
-        "undoing": 1,
-        "tutelage": 1,
-        "waiting": 8,
-        "hand0": 6,
-    }
-    r = play(Model(MAGIC, bounds), ["cast(card=UNDOING)"])
+    m = magic("undoing", "tutelage", turns=1, actions=1, waiting=8, hand0=6)
+    K = kinds(m)
+    r = play(m, ["cast(card=UNDOING)"])
     idx = r.citations().index("MTG 724.1a")
     before, after = r.states[idx], r.states[idx + 1]
     assert (
-        sum(1 for it in before.pending.slots[: before.pending.length] if it.what == Obj.T_TUTELAGE)
+        sum(1 for it in before.pending.slots[: before.pending.length] if it.what == K.T_TUTELAGE)
         == 7
     )
     assert after.pending.length == 0
     # no Tutelage trigger ever reaches the stack: NAP mills nothing
     assert not any(
-        it.what == Obj.T_TUTELAGE for s in r.states[idx:] for it in s.stack.slots[: s.stack.length]
+        it.what == K.T_TUTELAGE for s in r.states[idx:] for it in s.stack.slots[: s.stack.length]
     )
     # Day's Undoing is exiled by 724.1b (it never finishes resolving to the graveyard)
     assert "MTG 608.2n" not in r.citations()[idx:]
-    assert r.states[idx + 2].res.what == Obj.NONE
+    assert r.states[idx + 2].res.what == K.NONE
     # the end step is skipped; AP discards as normal in cleanup (7 cards: nothing to discard)
     assert not any(s.step == Step.END for s in r.states[idx:])
     assert r.final.hand[0] == 7
 
 
 def test_et14_ending_the_turn_still_enforces_hand_size():
-    bounds = {**NO_CARDS, "turns": 1, "actions": 1, "sundial": 1, "hand0": 9}
-    r = play(Model(MAGIC, bounds), ["activate_sundial"])
+    r = play(magic("sundial", turns=1, actions=1, hand0=9), ["activate_sundial"])
     cites = r.citations()
     assert cites.index("MTG 602.5d") < cites.index("MTG 724.1a") < cites.index("MTG 514.1")
     main1 = [s for s in r.states if s.stage == Stage.PROC_A]
@@ -143,8 +148,7 @@ def test_et14_ending_the_turn_still_enforces_hand_size():
 
 def test_ending_the_turn_during_cleanup_starts_a_new_cleanup():
     # A cleanup priority window (from the discard trigger), and Sundial activated in it.
-    bounds = {**NO_CARDS, "turns": 1, "actions": 1, "sundial": 1, "rielle": 1, "hand0": 9}
-    m = Model(MAGIC, bounds)
+    m = magic("sundial", "rielle", turns=1, actions=1, hand0=9)
     script = ["pass_priority"] * 0
     # Pass through the turn until the cleanup window, then activate Sundial.
     r = play(m)
@@ -161,8 +165,7 @@ def test_ending_the_turn_during_cleanup_starts_a_new_cleanup():
 
 def test_delayed_end_step_trigger_created_in_end_step_waits_513_2():
     # Omen cast in the end step: its delayed trigger waits for the next turn's end step.
-    bounds = {**NO_CARDS, "turns": 2, "actions": 1, "omen": 1}
-    m = Model(MAGIC, bounds)
+    m = magic("omen", turns=2, actions=1)
     r = play(m)
     end_window = next(
         i for i, s in enumerate(r.states) if s.step == Step.END and s.stage == Stage.PRIORITY
@@ -171,7 +174,7 @@ def test_delayed_end_step_trigger_created_in_end_step_waits_513_2():
     fired = [
         s
         for s in r2.states
-        if any(it.what == Obj.T_OMEN for it in s.pending.slots[: s.pending.length])
+        if any(it.what == kinds(m).T_OMEN for it in s.pending.slots[: s.pending.length])
     ]
     assert fired and all(s.turn == 1 and s.step == Step.END for s in fired)
 
@@ -180,8 +183,7 @@ def test_et07_sarkhan_and_sundial():
     # Sarkhan's +1 in main phase 1 (loyalty 4 -> 5), he attacks as a Dragon and takes damage,
     # Sundial ends the turn in main phase 2: at 514.2 he stops being a creature and loses the
     # damage in the same instant, keeping loyalty 5.
-    bounds = {**NO_CARDS, "turns": 1, "actions": 2, "sarkhan": 1, "sundial": 1}
-    m = Model(MAGIC, bounds)
+    m = magic("sarkhan", "sundial", turns=1, actions=2)
     r = play(m, ["activate_sarkhan", "declare_attackers(attack=1)"])
     main2 = next(
         i for i, s in enumerate(r.states) if s.step == Step.MAIN2 and s.stage == Stage.PRIORITY
@@ -200,7 +202,7 @@ def test_et07_sarkhan_and_sundial():
 def test_sg12_doesnt_untap_during_its_controllers_next_untap_step():
     # Player 0 taps player 1's creature with "it doesn't untap during its controller's next
     # untap step": it stays tapped through player 1's next untap step, then untaps normally.
-    m = Model(MAGIC, {**NO_CARDS, "turns": 4, "actions": 1, "freeze": 1})
+    m = magic("freeze", turns=4, actions=1)
     r = play(m, ["cast(card=FREEZE)"])
     after_untap = {}  # turn -> the state right after that turn's untap step
     for prev, s in zip(r.states, r.states[1:]):
@@ -213,7 +215,7 @@ def test_sg12_doesnt_untap_during_its_controllers_next_untap_step():
 def test_724_2_ending_the_combat_phase():
     # An 'until end of combat' effect, then Mandate of Peace: combat ends at once, the effect
     # ends, the game goes on to the second main phase, and no end of combat step happens.
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 2, "brace": 1, "mandate": 1, "hand0": 7})
+    m = magic("brace", "mandate", turns=1, actions=2, hand0=7)
     # Brace resolves first (player 0 passes, player 1 passes), then player 0 casts Mandate.
     r = play(m, ["cast(card=BRACE)", "pass_priority", "pass_resolve", "cast(card=MANDATE)"])
     cites = r.citations()
@@ -228,10 +230,12 @@ def test_724_2_ending_the_combat_phase():
 def test_724_2b_mandate_in_response_exiles_the_spell_below_it():
     # The caster keeps priority (117.3c): Mandate cast in response resolves first, and ending
     # the combat phase exiles the Brace spell still on the stack, so its effect never begins.
-    m = Model(MAGIC, {**NO_CARDS, "turns": 1, "actions": 2, "brace": 1, "mandate": 1, "hand0": 7})
+    m = magic("brace", "mandate", turns=1, actions=2, hand0=7)
     r = play(m, ["cast(card=BRACE)", "cast(card=MANDATE)"])
     cites = r.citations()
     b = cites.index("MTG 724.2b")
-    assert [it.what for it in r.states[b].stack.slots[: r.states[b].stack.length]] == [Obj.BRACE]
+    assert [it.what for it in r.states[b].stack.slots[: r.states[b].stack.length]] == [
+        kinds(m).BRACE
+    ]
     assert r.states[b + 1].stack.length == 0
     assert all(s.brace == 0 for s in r.states)

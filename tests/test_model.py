@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from turnproof.model.bench import BENCH
 from turnproof.model.errors import AmendmentError, BoundsError, SchemaError, UnknownNameError
-from turnproof.model.magic import MAGIC, Item, Obj
+from turnproof.model.magic import MAGIC, Item, kinds
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.rules import Add, Model, Remove, Replace, Variant
 from turnproof.model.schema import IntRange, RecordDomain, Seq, SeqDomain, State
 
 x = ConcreteOps()
+Obj = kinds(MAGIC)
 
 
 class Pair(State):
@@ -44,14 +45,14 @@ def test_sequences_keep_canonical_empty_slots():
     )
     empty = dom.default()
     one = x.seq_push(empty, Item(1, Obj.PUMP, 0, False))
-    two = x.seq_push(one, Item(0, Obj.CLAIM, 0, False))
-    assert x.seq_top(two).what == Obj.CLAIM
+    two = x.seq_push(one, Item(0, Obj.SHOCK, 0, False))
+    assert x.seq_top(two).what == Obj.SHOCK
     assert x.seq_pop(two) == one
-    assert x.seq_remove(two, 0) == dom.make([Item(0, Obj.CLAIM, 0, False)])
+    assert x.seq_remove(two, 0) == dom.make([Item(0, Obj.SHOCK, 0, False)])
     assert x.seq_pop(one) == empty
     full = x.seq_push(two, Item(1, Obj.PUMP, 0, False))
     assert x.seq_push(full, Item(0, 1, 0, 0)) == full  # total: no push beyond capacity
-    assert x.seq_filter(two, lambda it: it.ctrl == 0) == dom.make([Item(0, Obj.CLAIM, 0, False)])
+    assert x.seq_filter(two, lambda it: it.ctrl == 0) == dom.make([Item(0, Obj.SHOCK, 0, False)])
     assert dom.well_formed(two, x)
     assert not dom.well_formed(Seq(1, two.slots), x)  # a live item beyond the length
 
@@ -105,8 +106,8 @@ def test_amendments_yield_new_rule_sets():
         )
     )
     assert added.rule_names()[1] == "noop"
-    variant = MAGIC.amend(Variant("rielle-every-time"))
-    assert variant.find_rule("cleanup_discard").summary.startswith("VARIANT")
+    variant = MAGIC.amend(Variant("no-second-cleanup"))
+    assert variant.find_rule("pass_end_step").summary.startswith("VARIANT")
     with pytest.raises(AmendmentError, match="missing rule 'nonesuch'; rules are: untap"):
         MAGIC.amend(Remove("nonesuch"))
     with pytest.raises(UnknownNameError, match="valid variants"):

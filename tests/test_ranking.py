@@ -2,7 +2,7 @@
 (leaves, value indicators, pairs of control values), synthesised by linear programming from
 reached transitions and Z3 counterexamples, checked by Z3 on every region state the invariant
 allows. It proves that Magic's cleanup ends for every value of the open bounds, and it finds no
-ranking for loops that do not end (the bench's cleanup, the Rielle mutant)."""
+ranking for loops that do not end (the bench's cleanup, a card that keeps creating triggers)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from turnproof.checks.proofs import check_property
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.bench import BENCH
-from turnproof.model.magic import MAGIC
+from turnproof.model.magic import DEFAULT_CARDS, MAGIC, compose_magic, kinds
 from turnproof.model.rules import Model
 
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
@@ -33,7 +33,7 @@ def test_features_pin_the_region_context_and_pair_seen_values() -> None:
     row = [0] * len(leaves)
     row[leaves.index("step")] = 11  # CLEANUP
     row[leaves.index("stage")] = 4  # RESOLVING
-    row[leaves.index("res.what")] = 12  # T_RIELLE
+    row[leaves.index("res.what")] = int(kinds(MAGIC).T_RIELLE)
     names = [f.name for f in ranking.features(enc, [row], [("step", 11)])]
     assert "[step == CLEANUP]" not in names and "[step == UNTAP]" not in names  # a constant
     assert "[stage == RESOLVING]" in names and "passes" in names and "cl_prio" in names
@@ -62,7 +62,7 @@ def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> No
     of turn' effects (and of turns, actions, damage, mana and loyalty). The plain search over
     the leaves finds no ranking; the search under the region's invariant does, and its
     certificate decreases on every rule instance that can fire in a cleanup step. With
-    Rielle's trigger on every discard, the same search finds none."""
+    a card whose trigger comes on every discard, the same search finds none."""
     prop = MAGIC.property("cleanup-terminates")
     r = check_property(Model(MAGIC), prop, timeout_s=600, max_depth=40)
     assert r.verdict is Verdict.PROVED, r.reason
@@ -76,7 +76,7 @@ def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> No
         assert rule in decreased
     assert all(comp["function"] != "0" for comp in cert["components"])
 
-    m = MAGIC.mutant("rielle-every-time")
-    broken = Model(MAGIC.amend(*m.amendments, label=m.name), m.bounds)
+    endless = compose_magic([*DEFAULT_CARDS, ("endless-rielle", 0)])
+    broken = Model(endless)
     got = ranking.prove(Encoding(broken, prop.monitors), prop, Deadline(600))
     assert isinstance(got, str) and "cancel out" in got

@@ -12,6 +12,7 @@ import pytest
 from turnproof.checks import symbolic
 from turnproof.checks.results import Verdict
 from turnproof.model.magic import MAGIC
+from turnproof.model.packs import mutant_ruleset
 from turnproof.model.rules import Model
 
 PAIRS = [(m.name, p) for m in MAGIC.mutants for p in m.breaks]
@@ -21,7 +22,7 @@ PAIRS = [(m.name, p) for m in MAGIC.mutants for p in m.breaks]
 @pytest.mark.parametrize(("mutant", "prop"), PAIRS)
 def test_symbolic_engine_never_proves_what_a_mutant_breaks(mutant: str, prop: str) -> None:
     m = MAGIC.mutant(mutant)
-    rs = MAGIC.amend(*m.amendments, label=f"mutant {m.name}")
+    rs = mutant_ruleset(MAGIC, m)
     model = Model(rs, {"turns": 1, **m.bounds})
     (r,) = symbolic.check_properties(model, [rs.property(prop)], timeout_s=10, jobs=0)
     # For a reachability query the mutant makes unreachable, PROVED (proved unreachable) is a

@@ -1,0 +1,22 @@
+"""Players in turn order, and passing priority (MTG 117.3d, RB 312)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.schema import Term
+
+
+def next_player(p: Term, players: int) -> Term:
+    """The next player in turn order after ``p``."""
+    return (p + 1) % players
+
+
+def turn_order_rank(p: Term, first: Term, players: int) -> Term:
+    """How many places after ``first`` player ``p`` comes in turn order (0 for ``first``)."""
+    return (p - first + players) % players
+
+
+def is_one_of(x: Any, value: Term, *options: int) -> Term:
+    """``value`` equals one of ``options``."""
+    return x.Or(*(value == o for o in options))

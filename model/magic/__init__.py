@@ -1,0 +1,129 @@
+"""Magic: The Gathering turn structure, as a core (``core.py``) and card packs (``cards/``).
+
+:data:`CORE` is the rules of the game whatever the cards; :data:`LIBRARY` the card library;
+:func:`compose_magic` the rule set with some cards in play; :data:`MAGIC` the built-in rule set,
+with the default cards (:data:`DEFAULT_CARDS`). Read ``core.py``'s docstring first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from turnproof.model.magic import core
+from turnproof.model.magic.cards import LIBRARY
+from turnproof.model.magic.core import (
+    COMBAT_STEPS,
+    CR_VERSION,
+    NO_ITEM,
+    Item,
+    Proc,
+    Stage,
+    Step,
+)
+from turnproof.model.magic.mutants import MUTANTS, VARIANTS
+from turnproof.model.magic.properties import FOR_ALL, PROPERTIES
+from turnproof.model.packs import Card, Core, compose, find_card
+from turnproof.model.rules import Alias, RuleSet
+
+ALIASES = (
+    Alias("MTG 716", "MTG 724", "2019", "'Ending the Turn' in the 2018-2019 rules"),
+    Alias("MTG 722", "MTG 724", "2025-06", "'Ending Turns and Phases' in mid-2025"),
+    Alias("MTG 723", "MTG 724", "2025-11", "'Ending Turns and Phases' in late 2025"),
+    Alias("MTG 116", "MTG 117", "2019-06", "'Timing and Priority' before July 2019"),
+    Alias("MTG 507", "MTG 723", "2008", "controlling another player, pre-2009 numbering"),
+    Alias("MTG 721", "MTG 723", "2025-06", "'Controlling Another Player' in mid-2025"),
+    Alias("MTG 722", "MTG 723", "2025-11", "'Controlling Another Player' in late 2025"),
+)
+
+CORE = Core(
+    name="magic",
+    game="MTG",
+    version=CR_VERSION,
+    description="Magic: The Gathering turn structure: steps, priority, the stack, triggers, "
+    "cleanup and its repetition, ending the turn and the combat phase, durations",
+    state_name="MtgState",
+    fields=core.FIELDS,
+    kinds=core.KINDS,
+    hooks=core.HOOKS,
+    durations=core.DURATIONS,
+    rules=core.RULES,
+    bound_specs=core.BOUNDS,
+    terminal=core.terminal,
+    resolution=core.resolution,
+    card_rules_after="cast",
+    properties=PROPERTIES,
+    mutants=MUTANTS,
+    variants=VARIANTS,
+    aliases=ALIASES,
+    zones=("battlefield", "hand"),
+    library=lambda: LIBRARY,
+    item=lambda ctrl, what, n: Item(ctrl, what, n, False),
+)
+
+#: The cards in the built-in rule set, and who controls each (``None``: each player has one;
+#: instants are in every hand, since hands are only counted).
+DEFAULT_CARDS = (
+    ("pump", None),
+    ("shock", None),
+    ("brace", None),
+    ("omen", None),
+    ("sundial-of-the-infinite", None),
+    ("sphinxs-tutelage", 0),
+    ("rielle-the-everwise", 0),
+    ("end-step-watcher", 0),
+    ("sarkhan-the-dragonspeaker", 0),
+)
+
+
+def card(name: str, controller: int | None = None, zone: str = "") -> Card:
+    """A card of the library in play (by name or key)."""
+    pack = find_card(LIBRARY, name)
+    return Card(pack, controller, zone)
+
+
+@cache
+def _compose(cards: tuple[tuple[str, int | None], ...]) -> RuleSet:
+    return compose(CORE, [card(k, c) for k, c in cards])
+
+
+def compose_magic(cards: Iterable[Card | tuple[str, int | None] | str]) -> RuleSet:
+    """The Magic rule set with ``cards`` in play (cards, ``(name, controller)`` pairs, or names
+    for cards each player has). The same cards give the same rule set value."""
+    keyed = []
+    for c in cards:
+        if isinstance(c, Card):
+            keyed.append((c.key, c.controller))
+        elif isinstance(c, str):
+            keyed.append((find_card(LIBRARY, c).key, None))
+        else:
+            keyed.append((find_card(LIBRARY, c[0]).key, c[1]))
+    return _compose(tuple(sorted(keyed, key=lambda kc: (kc[0], -1 if kc[1] is None else kc[1]))))
+
+
+MAGIC = compose_magic(DEFAULT_CARDS)
+
+
+def kinds(ruleset: RuleSet = MAGIC) -> type:
+    """The object kinds of a composed Magic rule set (``kinds().PUMP``)."""
+    return ruleset.setup.kinds
+
+
+__all__ = [
+    "ALIASES",
+    "COMBAT_STEPS",
+    "CORE",
+    "CR_VERSION",
+    "DEFAULT_CARDS",
+    "FOR_ALL",
+    "LIBRARY",
+    "MAGIC",
+    "NO_ITEM",
+    "Item",
+    "Proc",
+    "Stage",
+    "Step",
+    "card",
+    "compose_magic",
+    "kinds",
+]

@@ -1,0 +1,27 @@
+"""Mandate of Peace: "Cast this spell only during combat. Your opponents can't cast spells this
+turn. End the combat phase." (724.2)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.magic.core import Proc, begin_process, in_combat
+from turnproof.model.packs import KindSpec, Pack
+
+
+def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    return begin_process(s, Proc.END_COMBAT)
+
+
+CARD = Pack(
+    key="mandate-of-peace",
+    name="Mandate of Peace",
+    text="Instant. Cast this spell only during combat. Your opponents can't cast spells this "
+    "turn. End the combat phase.",
+    kinds=(KindSpec("MANDATE", "Mandate of Peace"),),
+    resolve={"MANDATE": _resolve},
+    tags=("ends the combat phase",),
+    cast={"MANDATE": in_combat},
+    zones=("hand",),
+    module=__name__,
+)

@@ -1,0 +1,45 @@
+"""Pump (abstract): an instant whose effect lasts until end of turn (514.2).
+
+"Target creature you control gets +1/+1 until end of turn." The +1/+1 adds to the toughness
+that lethal damage is measured against (704.5g) until the cleanup step ends it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.magic.core import add_effect, each
+from turnproof.model.packs import Field, KindSpec, Pack
+from turnproof.model.schema import ArrayDomain, IntRange, Term
+
+
+def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    c = s.res.ctrl
+    return s.replace(pump=x.set(s.pump, c, add_effect(x, x.get(s.pump, c), b)))
+
+
+def _toughness(s: Any, x: Any, b: Any, *, me: Any, p: int) -> Term:
+    return s.pump[p]
+
+
+CARD = Pack(
+    key="pump",
+    name="Pump",
+    text="Instant. Target creature you control gets +1/+1 until end of turn.",
+    abstract=True,
+    kinds=(KindSpec("PUMP", "Pump (an instant: +1/+1 until end of turn)"),),
+    fields=(
+        Field(
+            "pump",
+            lambda b: ArrayDomain(IntRange(0, b.effects), b.players),
+            "'+1/+1 until end of turn' effects on each player's creature",
+            each(0),
+            ends="cleanup",
+        ),
+    ),
+    resolve={"PUMP": _resolve},
+    cast={"PUMP": None},
+    hooks={"toughness": _toughness},
+    zones=("hand",),
+    module=__name__,
+)

@@ -1,0 +1,164 @@
+"""Sarkhan, the Dragonspeaker: "+1: Until end of turn, Sarkhan, the Dragonspeaker becomes a
+legendary 4/4 red Dragon creature with flying, indestructible, and haste. (He doesn't lose
+loyalty while he's not a planeswalker.)"
+
+The seed situation of this project (with Sundial of the Infinite, ruling ET-07): damage dealt to
+him while he is a creature is marked on him (120.3e), and 514.2 removes it in the same instant as
+his animation ends, so it never costs loyalty; damage dealt to him as a planeswalker removes
+loyalty (120.3c). He attacks with his controller's creature while animated (he has haste), and
+the opponent's attacker attacks him as a planeswalker. A planeswalker with no loyalty goes to the
+graveyard (704.5i); an animated Sarkhan is not a planeswalker, and he is indestructible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.magic.core import Item as StackItem
+from turnproof.model.magic.core import Stage, Step, active, kinds, prio
+from turnproof.model.magic.properties import FOR_ALL
+from turnproof.model.packs import Field, KindSpec, Pack
+from turnproof.model.properties import Mutant, step
+from turnproof.model.rules import BoundSpec, DeriveHook, Kind, rule
+from turnproof.model.schema import BoolDomain, IntRange, Term
+
+KEY = "sarkhan-the-dragonspeaker"
+
+
+@rule(
+    "MTG 606.3",
+    "Sarkhan's controller activates his +1 loyalty ability (main phase, empty stack, own turn, "
+    "once per turn); the loyalty is paid at once (602.2b), and they keep priority",
+    kind=Kind.CHOICE,
+    decider=prio,
+    when={"stage": Stage.PRIORITY},
+)
+def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    c = me.controller
+    x.require(x.And(s.sark_here, x.Not(s.sark_used), s.prio == c, active(s, b) == c))
+    x.require(x.Or(s.step == Step.MAIN1, s.step == Step.MAIN2))
+    x.require(x.seq_is_empty(s.stack))
+    x.require(s.used[c] < b.actions)
+    return s.replace(
+        stack=x.seq_push(s.stack, StackItem(c, kinds(b).SARKHAN, 0, False)),
+        sark_loyalty=s.sark_loyalty + 1,
+        sark_used=True,
+        used=x.set(s.used, c, s.used[c] + 1),
+        stage=Stage.CHECK,
+        passes=0,
+    )
+
+
+def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    return s.replace(sark_anim=s.sark_here)
+
+
+def _dies(s: Any, x: Any) -> Term:
+    """704.5i: no loyalty, and a planeswalker (not while he is a creature only)."""
+    return x.And(s.sark_here, x.Not(s.sark_anim), s.sark_loyalty == 0)
+
+
+def _sba_applies(s: Any, x: Any, b: Any, *, me: Any) -> Term:
+    return _dies(s, x)
+
+
+def _sba(s: Any, x: Any, b: Any, *, me: Any, t: Any) -> Any:
+    return t.replace(sark_here=x.If(_dies(s, x), False, s.sark_here))
+
+
+def _combat_damage(
+    s: Any, x: Any, b: Any, *, me: Any, t: Any, attacker: Term, defender: Term
+) -> Any:
+    c = me.controller
+    defender_alive = x.Or(*(x.And(defender == q, s.alive[q]) for q in range(b.players)))
+    marked = x.And(s.attacking, attacker == c, s.sark_here, s.sark_anim, defender_alive)
+    x.within(x.Or(x.Not(marked), s.sark_dmg + 1 <= b.damage), "damage")
+    loses = x.And(s.attacking, attacker != c, s.sark_here, x.Not(s.sark_anim), s.sark_loyalty > 0)
+    return t.replace(
+        sark_dmg=x.If(marked, s.sark_dmg + 1, s.sark_dmg),
+        sark_loyalty=x.If(loses, s.sark_loyalty - 1, s.sark_loyalty),
+    )
+
+
+def _cleanup(s: Any, x: Any, b: Any, *, me: Any, t: Any, simultaneous: bool = True) -> Any:
+    """514.2: his animation ends and his marked damage is removed in the same instant, so the
+    damage never counts against his loyalty. Not simultaneously (a wrong engine), the damage
+    would meet a planeswalker and remove loyalty (120.3c)."""
+    if simultaneous:
+        return t
+    return t.replace(sark_loyalty=x.Max(s.sark_loyalty - s.sark_dmg, 0))
+
+
+CARD = Pack(
+    key=KEY,
+    name="Sarkhan, the Dragonspeaker",
+    text="Legendary Planeswalker (loyalty 4). +1: Until end of turn, Sarkhan, the Dragonspeaker "
+    "becomes a legendary 4/4 red Dragon creature with flying, indestructible, and haste. (He "
+    "doesn't lose loyalty while he's not a planeswalker.)",
+    kinds=(KindSpec("SARKHAN", "Sarkhan's +1 ability"),),
+    fields=(
+        Field("sark_here", BoolDomain(), "Sarkhan is on the battlefield", lambda b: True),
+        Field(
+            "sark_loyalty",
+            lambda b: IntRange(0, b.loyalty + b.turns),
+            "Sarkhan's loyalty counters",
+            lambda b: b.loyalty,
+        ),
+        Field(
+            "sark_anim",
+            BoolDomain(),
+            "his +1: a 4/4 Dragon creature until end of turn",
+            lambda b: False,
+            ends="cleanup",
+        ),
+        Field(
+            "sark_dmg",
+            lambda b: IntRange(0, b.damage),
+            "damage marked on him while he is a creature (120.3e)",
+            lambda b: 0,
+            ends="cleanup",
+        ),
+        Field(
+            "sark_used",
+            BoolDomain(),
+            "a loyalty ability of his was activated this turn (606.3)",
+            lambda b: False,
+            ends="turn",
+        ),
+    ),
+    bounds=(BoundSpec("loyalty", 4, 1, 7, "Sarkhan's starting loyalty"),),
+    counters={"loyalty": "loyalty"},
+    rules=(activate_sarkhan,),
+    resolve={"SARKHAN": _resolve},
+    hooks={
+        "sba_applies": _sba_applies,
+        "sba": _sba,
+        "combat_damage": _combat_damage,
+        "cleanup": _cleanup,
+    },
+    properties=(
+        step(
+            "creature-damage-never-costs-loyalty",
+            "Sarkhan loses loyalty only to combat damage dealt to him as a planeswalker; damage "
+            "marked on him as a creature ends with his animation at 514.2 (ET-07)",
+            lambda s, t, r, x, b, m: x.Implies(
+                t.sark_loyalty < s.sark_loyalty, x.And(s.step == Step.DAMAGE, x.Not(s.sark_anim))
+            ),
+            antecedent=lambda s, x, b, m: x.And(s.sark_anim, s.sark_dmg > 0),
+            citations=("MTG 514.2", "MTG 120.3c", "MTG 120.3e"),
+            for_all=FOR_ALL,
+        ),
+    ),
+    mutants=(
+        Mutant(
+            "damage-after-animation",
+            "514.2 not simultaneous: Sarkhan's marked damage outlives his animation and costs "
+            "loyalty",
+            (DeriveHook(KEY, "cleanup", (("simultaneous", False),)),),
+            ("creature-damage-never-costs-loyalty",),
+        ),
+    ),
+    each=False,
+    sources=("shared/seeds (Sarkhan and Sundial)", "shared/examples/rulings.md ET-07"),
+    module=__name__,
+)

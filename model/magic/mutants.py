@@ -1,0 +1,156 @@
+"""Deliberately wrong rules that the Magic core's properties must catch.
+
+Each mutant is derived from the rule it alters, with one changed clause
+(:meth:`~turnproof.model.rules.Rule.derive`): the rule's own body runs, so a mutant can never
+drift from the rule it mutates. The cards' own mutants live in their packs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.magic import core
+from turnproof.model.magic.core import Stage
+from turnproof.model.properties import Mutant
+from turnproof.model.rules import Amendment, Remove, Replace
+
+
+def _derived(rule_name: str, summary: str, **clauses: Any) -> Replace:
+    base = next(r for r in core.RULES if r.name == rule_name)
+    return Replace(rule_name, base.derive(f"MUTANT: {summary}", **clauses))
+
+
+NO_SECOND_CLEANUP = core.pass_end_step.derive(
+    "VARIANT: after a cleanup step with priority the turn ends at once (514.3a removed)",
+    cleanup_repeats=False,
+)
+
+MUTANTS = (
+    Mutant(
+        "end-turn-restarts",
+        "after its state-based actions the end-the-turn process starts over instead of "
+        "moving to the cleanup step",
+        (
+            _derived(
+                "end_turn_d", "after state-based actions the process starts over", then="restart"
+            ),
+        ),
+        ("end-the-turn-terminates",),
+    ),
+    Mutant(
+        "keep-eot-effects",
+        "514.2 removes damage but leaves 'until end of turn' effects",
+        (_derived("cleanup_damage", "'until end of turn' effects do not end", end_effects=False),),
+        ("eot-effects-end-before-next-turn",),
+    ),
+    Mutant(
+        "end-turn-skips-cleanup",
+        "ending the turn goes straight to the next turn",
+        (_derived("end_turn_d", "the cleanup step is skipped too", then="next turn"),),
+        ("eot-effects-end-before-next-turn", "end-turn-skips-to-cleanup"),
+    ),
+    Mutant(
+        "end-turn-to-end-step",
+        "ending the turn goes to the end step, which then triggers",
+        (_derived("end_turn_d", "the game goes to the end step", then="end step"),),
+        ("end-turn-skips-to-cleanup",),
+    ),
+    Mutant(
+        "end-turn-keeps-stack",
+        "ending the turn exiles only the resolving object",
+        (_derived("end_turn_b", "only the resolving object is exiled", whole_stack=False),),
+        ("end-turn-skips-to-cleanup",),
+    ),
+    Mutant(
+        "end-turn-keeps-waiting-triggers",
+        "triggers waiting before the process survive it",
+        (_derived("end_turn_a", "waiting triggers survive the process", forget=False),),
+        ("end-turn-skips-to-cleanup",),
+        bounds={"waiting": 8, "hand_cap": 10},
+        cards=(("days-undoing", None), ("sphinxs-tutelage", 0)),
+    ),
+    Mutant(
+        "stack-while-resolving",
+        "triggers go on the stack while an object still resolves",
+        (
+            Replace(
+                "stack_trigger",
+                core.stack_trigger.derive(
+                    "MUTANT: a waiting trigger goes on the stack as soon as it fires, even "
+                    "while an object resolves",
+                    when={"stage": (Stage.CHECK, Stage.RESOLVED)},
+                ),
+            ),
+        ),
+        ("triggers-wait-for-resolving-object",),
+    ),
+    Mutant(
+        "napap-order",
+        "the non-active players' triggers go on the stack first",
+        (_derived("stack_trigger", "the non-active players' triggers go first", order="napap"),),
+        ("apnap-order",),
+    ),
+    Mutant(
+        "bottom-resolves",
+        "the bottom of the stack resolves first",
+        (_derived("pass_resolve", "the bottom object of the stack resolves", top=False),),
+        ("lifo-resolution",),
+    ),
+    Mutant(
+        "cleanup-always-priority",
+        "514.3a ignored: players always get priority in cleanup, so every cleanup step is "
+        "followed by another",
+        (
+            _derived(
+                "receive_priority",
+                "the active player always receives priority in cleanup",
+                cleanup_exception=False,
+            ),
+        ),
+        (
+            "cleanup-priority-needs-sba-or-trigger",
+            "at-most-one-automatic-rule",
+            "cleanup-terminates",
+        ),
+    ),
+    Mutant(
+        "no-second-cleanup",
+        "after a cleanup step with priority the turn just ends",
+        (Replace("pass_end_step", NO_SECOND_CLEANUP),),
+        ("cleanup-with-priority-repeats", "second-cleanup-step"),
+    ),
+    Mutant(
+        "first-pass-ends-step",
+        "a step ends as soon as one player passes on an empty stack",
+        (_derived("pass_end_step", "the step ends when one player passes", all_pass=False),),
+        ("step-ends-after-all-pass",),
+    ),
+    Mutant(
+        "mana-stays",
+        "mana pools do not empty between steps",
+        (_derived("pass_end_step", "mana does not empty when a step ends", mana_empties=False),),
+        ("mana-empties-between-steps",),
+    ),
+    Mutant(
+        "brace-stays",
+        "'until end of combat' effects outlast the combat phase",
+        (
+            _derived(
+                "pass_end_step",
+                "'until end of combat' effects last until end of turn",
+                combat_effects_end=False,
+            ),
+        ),
+        ("eoc-effects-end-with-combat",),
+    ),
+    Mutant(
+        "no-step-end",
+        "the rule that ends a step when all pass on an empty stack is missing",
+        (Remove("pass_end_step"),),
+        ("no-deadlock",),
+    ),
+)
+
+VARIANTS: dict[str, tuple[Amendment, ...]] = {
+    "no-second-cleanup": (Replace("pass_end_step", NO_SECOND_CLEANUP),),
+}

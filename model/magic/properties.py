@@ -1,0 +1,320 @@
+"""The properties of the Magic core: what the turn structure must do whatever the cards.
+
+Each names the rules it is about and has at least one mutant (``mutants.py``) that breaks it.
+Monitors remember history from the kinds and citations of the rules that fired, never from a
+flag that the rule under test writes itself. A property about the cards' effects reads them
+through their declared durations (``b.setup.ending``), so it covers every card in play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.kit.players import is_one_of, turn_order_rank
+from turnproof.model.magic.core import COMBAT_STEPS, MtgState, Proc, Stage, Step, active
+from turnproof.model.properties import (
+    Monitor,
+    always,
+    exclusive_automatic,
+    no_deadlock,
+    reachable,
+    step,
+    terminates,
+)
+from turnproof.model.rules import Bounds, Kind
+from turnproof.model.schema import BoolDomain, Term
+
+#: The bounds the Magic claims hold for whatever their value: the number of turns, the maximum
+#: hand size, the number of effects of one duration, the actions per turn, the most damage marked
+#: and unspent mana, and a planeswalker's starting loyalty (when one is in play). The symbolic
+#: engine leaves them open, so its proofs cover every value (the explicit engine checks the value
+#: set). The other bounds shape the state itself (players, stack and waiting capacity, hand
+#: capacity, opening hands), and stay fixed.
+FOR_ALL = ("turns", "hand_max", "effects", "actions", "damage", "mana", "loyalty")
+
+
+def _all_zero(x: Any, arr: Term) -> Term:
+    return x.And(*(v == 0 for v in arr))
+
+
+def _ended(s: MtgState, x: Any, b: Bounds, duration: str) -> Term:
+    """Every card field of ``duration`` is back at its value when the duration ends."""
+    return x.And(*(x.Eq(getattr(s, f.name), f.reset_value(b)) for f in b.setup.ending[duration]))
+
+
+def _in_force(s: MtgState, x: Any, b: Bounds, duration: str) -> Term:
+    """Some effect of ``duration`` is in force."""
+    return x.Not(_ended(s, x, b, duration))
+
+
+def _has(duration: str) -> Any:
+    """The property applies when some card in play has an effect of ``duration``."""
+    return lambda setup: bool(setup.ending[duration])
+
+
+def turn_starts(s: MtgState, x: Any, b: Bounds, m: Any = None) -> Term:
+    return x.And(s.step == Step.UNTAP, s.stage == Stage.BEGIN, s.turn > 0)
+
+
+def _no_eot_left(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(turn_starts(s, x, b), x.And(_all_zero(x, s.dmg), _ended(s, x, b, "cleanup")))
+
+
+def step_begins(t: MtgState) -> Term:
+    return t.stage == Stage.BEGIN
+
+
+ACTED = Monitor(
+    "acted",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    update=lambda s, t, r, m, x, b: x.If(
+        step_begins(t), False, x.Or(m.acted, r.kind in (Kind.STATE_BASED, Kind.TRIGGER))
+    ),
+)
+
+HAD_PRIORITY = Monitor(
+    "had_priority",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    update=lambda s, t, r, m, x, b: x.If(
+        step_begins(t),
+        False,
+        x.Or(m.had_priority, x.And(t.step == Step.CLEANUP, t.stage == Stage.PRIORITY)),
+    ),
+)
+
+ENDING = Monitor(
+    "ending",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    # Set when a rule of the end-the-turn process fires; cleared once a step begins (the check
+    # below is made on that very transition).
+    update=lambda s, t, r, m, x, b: x.If(
+        step_begins(t), False, x.Or(m.ending, r.citation.startswith("MTG 724.1"))
+    ),
+)
+
+REPEATED = Monitor(
+    "repeated",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    # True exactly in a state entered by a cleanup step with priority ending into a new one.
+    update=lambda s, t, r, m, x, b: x.And(
+        s.step == Step.CLEANUP,
+        s.stage == Stage.PRIORITY,
+        t.step == Step.CLEANUP,
+        t.stage == Stage.BEGIN,
+    ),
+)
+
+
+def _apnap_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A trigger put on the stack from the waiting ones belongs to the first player in APNAP
+    order who still has one waiting."""
+    moved = x.And(t.stack.length == s.stack.length + 1, t.pending.length == s.pending.length - 1)
+    a = active(s, b)
+    rank = turn_order_rank(x.seq_top(t.stack).ctrl, a, b.players)
+    return x.Implies(
+        moved, x.seq_all(t.pending, lambda it: turn_order_rank(it.ctrl, a, b.players) >= rank)
+    )
+
+
+def _two_players_waiting(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(
+        *(
+            x.And(
+                x.seq_any(s.pending, lambda it, p=p: it.ctrl == p),
+                x.seq_any(s.pending, lambda it, q=q: it.ctrl == q),
+            )
+            for p in range(b.players)
+            for q in range(b.players)
+            if p < q
+        )
+    )
+
+
+def _lifo(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    starts = x.And(s.stage == Stage.PRIORITY, t.stage == Stage.RESOLVING)
+    return x.Implies(
+        starts, x.And(x.Eq(t.res, x.seq_top(s.stack)), x.Eq(t.stack, x.seq_pop(s.stack)))
+    )
+
+
+def _waits_for_resolution(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    resolving = is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED)
+    return x.Implies(resolving, t.stack.length <= s.stack.length)
+
+
+def _fired_while_resolving(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.stage == Stage.RESOLVED, x.Not(x.seq_is_empty(s.pending)))
+
+
+def _end_turn_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Once the turn is being ended, the next step to begin is a cleanup step of the same turn;
+    it begins with an empty stack, nothing resolving, and only triggers from the process waiting."""
+    ending = x.Or(m.ending, r.citation.startswith("MTG 724.1"))
+    return x.Implies(
+        x.And(ending, step_begins(t)),
+        x.And(
+            t.turn == s.turn,
+            t.step == Step.CLEANUP,
+            x.seq_is_empty(t.stack),
+            t.res.what == 0,
+            x.seq_all(t.pending, lambda it: it.in_proc),
+        ),
+    )
+
+
+def _step_end_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    ends = x.And(s.stage == Stage.PRIORITY, step_begins(t))
+    return x.Implies(ends, x.And(s.passes == b.players - 1, x.seq_is_empty(s.stack)))
+
+
+def _mana_empty(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(step_begins(s), _all_zero(x, s.mana))
+
+
+def _someone_has_mana(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(*(v > 0 for v in s.mana))
+
+
+def cleanup_priority(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.step == Step.CLEANUP, s.stage == Stage.PRIORITY)
+
+
+def _eoc_in_combat(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(_in_force(s, x, b, "combat"), is_one_of(x, s.step, *COMBAT_STEPS))
+
+
+def _ends_turn(setup: Any) -> bool:
+    """Some card in play can end the turn (it begins the end-the-turn process)."""
+    return bool(setup.tagged("ends the turn"))
+
+
+PROPERTIES = (
+    terminates(
+        "end-the-turn-terminates",
+        "the end-the-turn process ends: no cycle among its states (724.1a-d: waiting triggers "
+        "cease to exist, the stack is exiled, state-based actions, then the cleanup step)",
+        lambda s, x, b, m: s.proc == Proc.END_TURN,
+        citations=("MTG 724.1a", "MTG 724.1b", "MTG 724.1d", "MTG 704.3"),
+        for_all=FOR_ALL,
+        applies_to=_ends_turn,
+    ),
+    terminates(
+        "cleanup-terminates",
+        "every run of cleanup steps ends: no cycle among cleanup-step states (with no card "
+        "that keeps creating triggers)",
+        lambda s, x, b, m: s.step == Step.CLEANUP,
+        citations=("MTG 514.3a", "MTG 704.3"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "eot-effects-end-before-next-turn",
+        "no 'until end of turn' or 'this turn' effect and no damage survives into the next "
+        "turn, including when the turn was ended early",
+        _no_eot_left,
+        antecedent=turn_starts,
+        citations=("MTG 514.2", "MTG 724.1d"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "triggers-wait-for-resolving-object",
+        "a trigger that fires while an object resolves is not put on the stack before that "
+        "object finishes resolving",
+        _waits_for_resolution,
+        antecedent=_fired_while_resolving,
+        citations=("MTG 603.3", "MTG 608.2n", "MTG 117.5"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "apnap-order",
+        "waiting triggers go on the stack in APNAP order: the active player's first (lowest), "
+        "then each other player's in turn order",
+        _apnap_ok,
+        antecedent=_two_players_waiting,
+        citations=("MTG 603.3b", "MTG 405.3"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "lifo-resolution",
+        "the object that resolves is the top of the stack, and only it leaves the stack",
+        _lifo,
+        antecedent=lambda s, x, b, m: s.stack.length >= 2,
+        citations=("MTG 405.2", "MTG 405.5", "MTG 608.1"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "cleanup-priority-needs-sba-or-trigger",
+        "nobody gets priority in a cleanup step unless a state-based action was performed or "
+        "a trigger put on the stack during that cleanup step",
+        lambda s, x, b, m: x.Implies(cleanup_priority(s, x, b, m), m.acted),
+        antecedent=cleanup_priority,
+        monitors=(ACTED,),
+        citations=("MTG 514.3", "MTG 514.3a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "cleanup-with-priority-repeats",
+        "a cleanup step in which players got priority is followed by another cleanup step: the "
+        "turn ends only after a cleanup step without priority",
+        lambda s, t, r, x, b, m: x.Implies(t.turn != s.turn, x.Not(m.had_priority)),
+        antecedent=cleanup_priority,
+        monitors=(HAD_PRIORITY,),
+        citations=("MTG 514.3a",),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "end-turn-skips-to-cleanup",
+        "ending the turn skips the end step and its 'at the beginning of the end step' "
+        "triggers, empties the stack, and the triggers waiting before it cease to exist",
+        _end_turn_ok,
+        antecedent=lambda s, x, b, m: s.stage == Stage.PROC_A,
+        monitors=(ENDING,),
+        citations=("MTG 724.1a", "MTG 724.1b", "MTG 724.1d", "MTG 724.1e"),
+        for_all=FOR_ALL,
+        applies_to=_ends_turn,
+    ),
+    step(
+        "step-ends-after-all-pass",
+        "a step with priority ends only after all players pass in succession with an empty stack",
+        _step_end_ok,
+        citations=("MTG 117.4", "MTG 500.2"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "mana-empties-between-steps",
+        "every step begins with all mana pools empty",
+        _mana_empty,
+        antecedent=_someone_has_mana,
+        citations=("MTG 500.4",),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "eoc-effects-end-with-combat",
+        "'until end of combat' effects exist only during the combat phase",
+        _eoc_in_combat,
+        antecedent=lambda s, x, b, m: _in_force(s, x, b, "combat"),
+        citations=("MTG 500.5", "MTG 724.2d"),
+        for_all=FOR_ALL,
+        applies_to=_has("combat"),
+    ),
+    no_deadlock(citations=("MTG 500.1", "MTG 117.4"), for_all=FOR_ALL),
+    exclusive_automatic(citations=("MTG 117.5", "MTG 704.3", "MTG 514.3a"), for_all=FOR_ALL),
+    reachable(
+        "second-cleanup-step",
+        "can a cleanup step with priority be followed by another cleanup step? (514.3a)",
+        lambda s, x, b, m: m.repeated,
+        monitors=(REPEATED,),
+        citations=("MTG 514.3a",),
+    ),
+    reachable(
+        "turn-ended-with-eot-effect",
+        "can the turn be ended while an 'until end of turn' effect is in force? (the case "
+        "eot-effects-end-before-next-turn must cover)",
+        lambda s, x, b, m: x.And(s.proc == Proc.END_TURN, _in_force(s, x, b, "cleanup")),
+        citations=("MTG 724.1", "MTG 514.2"),
+        applies_to=lambda setup: _ends_turn(setup) and bool(setup.ending["cleanup"]),
+    ),
+)

@@ -1,0 +1,506 @@
+"""Card packs, and the composition of a game's core with the cards in play.
+
+A game's rules are a *core* (the turn structure, priority, the stack or chain, state-based
+actions: everything the rules document says whatever the cards) and a *pack* per card. A pack
+adds, each declared once:
+
+* state fields, each with a one-line doc, its domain for the chosen bounds, its initial value
+  and, for an effect that lasts a while, the *duration* at whose end the core resets it (for
+  Magic: ``cleanup`` at 514.2, ``combat`` as the combat phase ends, ``turn`` as the turn ends);
+* object kinds (what an item on the stack or a waiting trigger can be);
+* bounds of its own (a planeswalker's starting loyalty);
+* rules, each citing the card (``card: Sundial of the Infinite``) as well as the rule it
+  follows; a pack rule receives its card in play as the keyword ``me`` (its controller);
+* contributions to the core's *hooks*: functions the core calls at named points (a player
+  draws, a creature dies, a step begins, the state-based actions ...), also given ``me``;
+* what each of its kinds does when it resolves, and which of its kinds a player may cast;
+* properties and mutants that only make sense with the card in play.
+
+:func:`compose` turns a core and the cards in play into an ordinary
+:class:`~turnproof.model.rules.RuleSet`. It checks the packs the way hypothesis checks a state
+machine, at construction: a field, kind, bound or rule name that two packs (or a pack and the
+core) both claim, a hook or duration that the core does not have, a card named twice. Each is a
+:class:`CompositionError` that names the clash and the valid choices.
+
+Cards are composed in the order of their keys, whatever order they are given in, so the same
+cards always give the same rule set (and the same content hash). The kinds of the composed rule
+set form one ``IntEnum`` (the core's first, then each card's), and the rules read them, the
+cards and the hooks from ``b.setup`` (:class:`Setup`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from functools import partial
+from typing import Any
+
+from turnproof.model.errors import TurnproofError, UnknownNameError
+from turnproof.model.properties import Mutant, Property
+from turnproof.model.rules import (
+    RESERVED_BOUND_NAMES,
+    Alias,
+    Amendment,
+    Bounds,
+    BoundSpec,
+    DeriveHook,
+    Rule,
+    RuleSet,
+)
+from turnproof.model.schema import Domain, Schema, State, Term
+
+
+class CompositionError(TurnproofError):
+    """Packs that cannot be composed with their core: a clash or an unknown name."""
+
+
+# -- what a pack declares ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """A state field: its name, its domain for the bounds (a Domain or a function of the
+    bounds), a one-line doc, its initial value (a function of the bounds), and, for a field
+    that holds an effect with a duration, that duration and the value it returns to."""
+
+    name: str
+    domain: Domain | Callable[[Bounds], Domain] = field(repr=False)
+    doc: str
+    init: Callable[[Bounds], Any] = field(repr=False)
+    ends: str = ""
+    reset: Callable[[Bounds], Any] | None = field(default=None, repr=False)
+
+    def domain_for(self, b: Any) -> Domain:
+        return self.domain if isinstance(self.domain, Domain) else self.domain(b)
+
+    def reset_value(self, b: Any) -> Any:
+        return (self.reset or self.init)(b)
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """An object kind: an item on the stack or chain, or a waiting trigger."""
+
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One card: what it adds to its game's core (see the module docstring).
+
+    ``resolve`` maps a kind of this pack to what it does as it resolves,
+    ``fn(s, x, b, *, me) -> state``; ``cast`` maps a kind to the condition under which a player
+    who holds it may cast it, ``fn(s, x, b, p) -> Term`` (or ``None``: whenever they could cast
+    an instant). ``zones`` are the zones a scenario may put the card in; ``counters`` maps a
+    counter a scenario may put on it to the bound that counter sets. ``abstract`` marks a stand-in
+    for a pattern of real cards rather than a printed card.
+    """
+
+    key: str
+    name: str
+    text: str
+    kinds: tuple[KindSpec, ...] = ()
+    fields: tuple[Field, ...] = ()
+    bounds: tuple[BoundSpec, ...] = ()
+    rules: tuple[Rule, ...] = ()
+    hooks: Mapping[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    resolve: Mapping[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    cast: Mapping[str, Callable[..., Any] | None] = field(default_factory=dict, repr=False)
+    properties: tuple[Property, ...] = field(default=(), repr=False)
+    mutants: tuple[Mutant, ...] = field(default=(), repr=False)
+    zones: tuple[str, ...] = ("battlefield",)
+    counters: Mapping[str, str] = field(default_factory=dict)
+    abstract: bool = False
+    sources: tuple[str, ...] = ()
+    #: What the card does that properties may ask about ("ends the turn"), and whether each
+    #: player may have one (a card in play for ``controller=None``).
+    tags: tuple[str, ...] = ()
+    each: bool = True
+    module: str = ""
+
+    def source(self) -> str:
+        """The text of the module that defines the pack (part of the composition's digest)."""
+        mod = sys.modules.get(self.module)
+        if mod is None:
+            return self.key
+        try:
+            return inspect.getsource(mod)
+        except (OSError, TypeError):
+            return self.key
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card in play: its pack, the player who controls it (``None``: each player has one,
+    as with instants in hands that are only counted), and its zone."""
+
+    pack: Pack
+    controller: int | None = None
+    zone: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.pack.key
+
+    @property
+    def name(self) -> str:
+        return self.pack.name
+
+    def controls(self, p: Term) -> Term:
+        """``p`` controls this card (always, for a card each player has)."""
+        return True if self.controller is None else p == self.controller
+
+    def digest(self) -> str:
+        return f"{self.pack.key}@{self.controller}:{self.zone}"
+
+    def __repr__(self) -> str:
+        who = "each player" if self.controller is None else f"player {self.controller}"
+        return f"Card({self.pack.name!r}, {who})"
+
+
+@dataclass(frozen=True)
+class Core:
+    """The part of a game's rules that holds whatever the cards: see the module docstring.
+
+    ``resolution(pack, kind, fn, value)`` builds the rule by which an object of a card's kind
+    (whose value in the composed enum is ``value``) resolves (the core knows its citation); ``card_rules_after`` names the core rule after which the
+    cards' rules go, in the composed order.
+    """
+
+    name: str
+    game: str
+    version: str
+    description: str
+    state_name: str
+    fields: tuple[Field, ...]
+    kinds: tuple[KindSpec, ...]
+    hooks: Mapping[str, str]
+    durations: Mapping[str, str]
+    rules: tuple[Rule, ...]
+    bound_specs: tuple[BoundSpec, ...]
+    terminal: Callable[..., Term] = field(repr=False)
+    resolution: Callable[[Pack, KindSpec, Callable[..., Any], int], Rule] = field(repr=False)
+    card_rules_after: str = ""
+    properties: tuple[Property, ...] = field(default=(), repr=False)
+    mutants: tuple[Mutant, ...] = field(default=(), repr=False)
+    variants: Mapping[str, tuple[Amendment, ...]] = field(default_factory=dict, repr=False)
+    aliases: tuple[Alias, ...] = ()
+    zones: tuple[str, ...] = ("battlefield", "hand")
+    kind_enum: str = "Obj"
+    #: The game's card library, by key (a function, so that the library's modules may import
+    #: the core).
+    library: Callable[[], Mapping[str, Pack]] = field(default=lambda: {}, repr=False)
+    #: An object on the stack or chain, or a waiting trigger, as a scenario writes one:
+    #: ``item(controller, kind, n)``.
+    item: Callable[[int, int, int], Any] | None = field(default=None, repr=False)
+
+
+# -- the composition ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Setup:
+    """What a composed rule set gives its rules besides the bounds (``b.setup``).
+
+    ``kinds`` is the composed ``IntEnum`` of object kinds; ``cards`` the cards in play, in key
+    order; ``hooks`` each hook's contributions, in card order, each already given its card as
+    ``me``; ``ending`` the card fields that each duration resets; ``castable`` the kinds a player
+    may cast from hand, with ``cast`` their timing condition and card; ``resolving_kinds`` the
+    kinds whose resolution a card gives.
+    """
+
+    core: Core
+    cards: tuple[Card, ...]
+    kinds: type[IntEnum]
+    state_cls: type[State]
+    fields: tuple[Field, ...]
+    hooks: Mapping[str, tuple[Callable[..., Any], ...]]
+    ending: Mapping[str, tuple[Field, ...]]
+    castable: tuple[IntEnum, ...]
+    cast: Mapping[int, tuple[Callable[..., Any] | None, Card]]
+    resolving_kinds: tuple[int, ...] = ()
+    derived: tuple[DeriveHook, ...] = ()
+
+    def card_names(self) -> list[str]:
+        return [c.name for c in self.cards]
+
+    def has(self, key: str) -> bool:
+        return any(c.key == key for c in self.cards)
+
+    def tagged(self, tag: str) -> list[Card]:
+        """The cards in play whose pack carries ``tag``."""
+        return [c for c in self.cards if tag in c.pack.tags]
+
+    def card(self, key: str) -> Card:
+        for c in self.cards:
+            if c.key == key or c.name == key:
+                return c
+        raise UnknownNameError("card in play", key, [c.name for c in self.cards])
+
+    def kind_of(self, name: str) -> int:
+        """The value of the kind ``name``."""
+        try:
+            return int(self.kinds[name])
+        except KeyError:
+            raise UnknownNameError("object kind", name, self.kinds.__members__) from None
+
+    def reset(self, s: Any, duration: str, b: Any) -> Any:
+        """``s`` with every card field of ``duration`` back at its value when it ends."""
+        ending = self.ending[duration]
+        if not ending:
+            return s
+        return s.replace(**{f.name: f.reset_value(b) for f in ending})
+
+    def reset_when(self, s: Any, x: Any, duration: str, b: Any, cond: Term) -> Any:
+        """:meth:`reset`, only where ``cond`` holds."""
+        ending = self.ending[duration]
+        if not ending:
+            return s
+        return s.replace(
+            **{f.name: x.If(cond, f.reset_value(b), getattr(s, f.name)) for f in ending}
+        )
+
+    def digest(self) -> str:
+        """A digest of the cards in play: their packs' code and how they are in play."""
+        h = hashlib.sha256()
+        for c in self.cards:
+            h.update(c.digest().encode())
+            h.update(c.pack.source().encode())
+        for d in self.derived:
+            h.update(d.label().encode())
+        return h.hexdigest()
+
+    def derive_hook(self, a: DeriveHook) -> Setup:
+        """This setup with one card's contribution to one hook derived (see
+        :class:`~turnproof.model.rules.DeriveHook`)."""
+        card = self.card(a.card)
+        fn = card.pack.hooks.get(a.hook)
+        if fn is None:
+            raise UnknownNameError(f"hook of {card.name}", a.hook, card.pack.hooks, plural="hooks")
+        before = partial(fn, me=card)
+        after = partial(fn, me=card, **dict(a.clauses))
+        hooks = dict(self.hooks)
+        hooks[a.hook] = tuple(after if _same(f, before) else f for f in hooks[a.hook])
+        return replace(self, hooks=hooks, derived=self.derived + (a,))
+
+
+def _same(f: Callable[..., Any], g: partial[Any]) -> bool:
+    return (
+        isinstance(f, partial) and f.func is g.func and f.keywords.get("me") is g.keywords.get("me")
+    )
+
+
+def _clash(what: str, name: str, first: str, second: str) -> CompositionError:
+    return CompositionError(f"{what} {name!r} is declared by both {first} and {second}")
+
+
+def _owner(pack: Pack | None) -> str:
+    return "the core" if pack is None else f"card {pack.name!r}"
+
+
+def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> RuleSet:
+    """The rule set of ``core`` with ``cards`` in play (see the module docstring)."""
+    chosen = sorted(cards, key=lambda c: c.key)
+    keys = [c.key for c in chosen]
+    for c in chosen:
+        if keys.count(c.key) > 1:
+            raise CompositionError(f"card {c.name!r} is in play twice; name it once")
+        if c.controller is None and not c.pack.each:
+            raise CompositionError(
+                f"card {c.name!r} needs a controller (a player number); it cannot be in play "
+                "for each player"
+            )
+        if c.zone and c.zone not in c.pack.zones:
+            raise CompositionError(
+                f"card {c.name!r} cannot be in zone {c.zone!r}; "
+                f"valid zones for it: {', '.join(c.pack.zones)}"
+            )
+    packs = [c.pack for c in chosen]
+
+    owners: dict[str, str] = {}
+
+    def claim(what: str, name: str, pack: Pack | None) -> None:
+        key = f"{what}:{name}"
+        if key in owners:
+            raise _clash(what, name, owners[key], _owner(pack))
+        owners[key] = _owner(pack)
+
+    for f in core.fields:
+        claim("field", f.name, None)
+    for k in core.kinds:
+        claim("kind", k.name, None)
+    for sp in core.bound_specs:
+        claim("bound", sp.name, None)
+    for r in core.rules:
+        claim("rule", r.name, None)
+    for pack in packs:
+        for f in pack.fields:
+            claim("field", f.name, pack)
+            if f.ends and f.ends not in core.durations:
+                raise UnknownNameError(
+                    f"duration (field {f.name} of {pack.name})", f.ends, core.durations
+                )
+        for k in pack.kinds:
+            claim("kind", k.name, pack)
+        for sp in pack.bounds:
+            if sp.name in RESERVED_BOUND_NAMES:
+                raise CompositionError(f"card {pack.name!r}: a bound may not be named {sp.name}")
+            claim("bound", sp.name, pack)
+        for r in pack.rules:
+            claim("rule", r.name, pack)
+        names = {k.name for k in pack.kinds}
+        for hook in pack.hooks:
+            if hook not in core.hooks:
+                raise UnknownNameError(f"hook (in card {pack.name})", hook, core.hooks)
+        for kind in list(pack.resolve) + list(pack.cast):
+            if kind not in names:
+                raise UnknownNameError(f"kind of card {pack.name}", kind, names)
+        for kind in pack.resolve:
+            claim("rule", resolution_name(kind), pack)
+
+    kind_names = [k.name for k in core.kinds] + [k.name for p in packs for k in p.kinds]
+    kinds = IntEnum(core.kind_enum, kind_names, start=0)  # type: ignore[misc]
+    fields = tuple(core.fields) + tuple(f for p in packs for f in p.fields)
+    annotations = {f.name: "Term" for f in fields}
+    state_cls = type(
+        core.state_name, (State,), {"__annotations__": annotations, "__module__": __name__}
+    )
+
+    hooks: dict[str, list[Callable[..., Any]]] = {h: [] for h in core.hooks}
+    for c in chosen:
+        for hook, fn in c.pack.hooks.items():
+            hooks[hook].append(partial(fn, me=c))
+    ending = {d: tuple(f for p in packs for f in p.fields if f.ends == d) for d in core.durations}
+    cast: dict[int, tuple[Callable[..., Any] | None, Card]] = {}
+    for c in chosen:
+        for kind, timing in c.pack.cast.items():
+            cast[int(kinds[kind])] = (timing, c)
+    setup = Setup(
+        core=core,
+        cards=tuple(chosen),
+        kinds=kinds,
+        state_cls=state_cls,
+        fields=fields,
+        hooks={h: tuple(fns) for h, fns in hooks.items()},
+        ending=ending,
+        castable=tuple(kinds(v) for v in sorted(cast)),
+        cast=cast,
+        resolving_kinds=tuple(int(kinds[k]) for p in packs for k in p.resolve),
+    )
+
+    card_rules: list[Rule] = []
+    for c in chosen:
+        for r in c.pack.rules:
+            card_rules.append(r.derive(card=c.name, me=c))
+        for spec in c.pack.kinds:
+            if spec.name in c.pack.resolve:
+                effect = c.pack.resolve[spec.name]
+                made = core.resolution(c.pack, spec, effect, int(kinds[spec.name]))
+                card_rules.append(made.derive(card=c.name, me=c))
+    rules = list(core.rules)
+    at = next((i for i, r in enumerate(rules) if r.name == core.card_rules_after), None)
+    if at is None:
+        rules.extend(card_rules)
+    else:
+        rules[at + 1 : at + 1] = card_rules
+
+    bound_specs = tuple(core.bound_specs) + tuple(sp for p in packs for sp in p.bounds)
+    bound_names = {sp.name for sp in bound_specs}
+    properties = tuple(
+        _fit_for_all(p, bound_names)
+        for p in tuple(core.properties) + tuple(q for pk in packs for q in pk.properties)
+        if p.applies_to is None or p.applies_to(setup)
+    )
+    prop_names = {p.name for p in properties}
+    for p in properties:
+        if sum(1 for q in properties if q.name == p.name) > 1:
+            raise CompositionError(f"property {p.name!r} is declared twice")
+    mutants = tuple(
+        m
+        for m in tuple(core.mutants) + tuple(q for pk in packs for q in pk.mutants)
+        if set(m.breaks) <= prop_names
+    )
+    return RuleSet(
+        name=core.name,
+        game=core.game,
+        version=core.version,
+        description=description or core.description,
+        rules=tuple(rules),
+        bound_specs=bound_specs,
+        schema=_schema,
+        initial=_initial,
+        terminal=core.terminal,
+        properties=properties,
+        mutants=mutants,
+        variants=dict(core.variants),
+        aliases=core.aliases,
+        setup=setup,
+    )
+
+
+def resolution_name(kind: str) -> str:
+    """The name of the rule by which an object of ``kind`` resolves."""
+    return f"resolve_{kind.lower()}"
+
+
+def _fit_for_all(p: Property, bounds: set[str]) -> Property:
+    """``p`` quantified only over the bounds the composition has (a property meant for every
+    starting loyalty says nothing about loyalty when no planeswalker is in play)."""
+    kept = tuple(n for n in p.for_all if n in bounds)
+    return p if kept == p.for_all else replace(p, for_all=kept)
+
+
+def _schema(b: Any) -> Schema:
+    setup: Setup = b.setup
+    return Schema(setup.state_cls, {f.name: f.domain_for(b) for f in setup.fields})
+
+
+def _initial(b: Any) -> list[State]:
+    setup: Setup = b.setup
+    return [setup.state_cls.make(**{f.name: f.init(b) for f in setup.fields})]
+
+
+def card_table(packs: Sequence[Pack]) -> dict[str, Pack]:
+    """A card library by key, refusing two packs with one key or one name."""
+    out: dict[str, Pack] = {}
+    names: dict[str, str] = {}
+    for p in packs:
+        if p.key in out:
+            raise CompositionError(f"two cards have the key {p.key!r}")
+        if p.name.casefold() in names:
+            raise CompositionError(f"two cards are named {p.name!r}")
+        out[p.key] = p
+        names[p.name.casefold()] = p.key
+    return dict(sorted(out.items()))
+
+
+def find_card(library: Mapping[str, Pack], name: str) -> Pack:
+    """The card called ``name`` (its name, whatever the case, or its key)."""
+    wanted = name.strip().casefold()
+    for p in library.values():
+        if wanted in (p.key, p.name.casefold()):
+            return p
+    raise UnknownNameError("card", name, [p.name for p in library.values()])
+
+
+def with_cards(ruleset: RuleSet, cards: Iterable[tuple[str, int | None]]) -> RuleSet:
+    """``ruleset`` recomposed with other cards in play (by key, with their controllers); its
+    amendments are not carried over."""
+    setup: Setup | None = ruleset.setup
+    if setup is None:
+        raise CompositionError(f"rule set {ruleset.name} has no card packs to choose from")
+    library = setup.core.library()
+    chosen = [Card(find_card(library, key), controller) for key, controller in cards]
+    return compose(setup.core, chosen)
+
+
+def mutant_ruleset(ruleset: RuleSet, mutant: Mutant, label: str = "") -> RuleSet:
+    """The rule set a mutant is checked on: ``ruleset`` (recomposed with the mutant's own cards,
+    when it names some) amended by the mutant."""
+    base = with_cards(ruleset, mutant.cards) if mutant.cards else ruleset
+    return base.amend(*mutant.amendments, label=label or f"mutant {mutant.name}")
