@@ -18,7 +18,7 @@ A result found here is a real path; finding none is *bounded* evidence only (no 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,16 +171,52 @@ def find_path(
                 reason = _time_reason(k - 1)
             return BmcOutcome("unknown", k - 1, reason=f"Z3 unknown at depth {k}: {reason}")
         if answer == z3.sat:
-            ls = loop_start(zm, k) if loop_start is not None else None
-            return BmcOutcome(
-                "found",
-                k,
-                enc.decode_trace(zm, k, ls),
-                loop_start=ls,
-                states=[enc.decode(zm, i) for i in range(k + 1)],
-                actions=[enc.decode_action(zm, i) for i in range(k)],
-            )
+            return _found(enc, zm, k, loop_start)
     return BmcOutcome("clear", max_depth)
+
+
+def _found(
+    enc: Encoding, zm: Any, k: int, loop_start: Callable[[Any, int], int | None] | None
+) -> BmcOutcome:
+    """The path of ``k`` steps in the Z3 model ``zm``, decoded."""
+    ls = loop_start(zm, k) if loop_start is not None else None
+    return BmcOutcome(
+        "found",
+        k,
+        enc.decode_trace(zm, k, ls),
+        loop_start=ls,
+        states=[enc.decode(zm, i) for i in range(k + 1)],
+        actions=[enc.decode_action(zm, i) for i in range(k)],
+    )
+
+
+def follow(
+    enc: Encoding,
+    labels: Sequence[str],
+    target: Target,
+    *,
+    deadline: Deadline,
+    loop_start: Callable[[Any, int], int | None] | None = None,
+) -> BmcOutcome:
+    """The path that fires the rule instances named ``labels`` (``Action.label``) in that
+    order from an initial state, if the transition formula allows it and its last step
+    satisfies ``target``: another engine's trace, checked step by step by Z3 (the actions are
+    fixed, so even a long path is quick). ``clear`` when the formula refuses it."""
+    index = {a.label: a.index for a in enc.model.actions}
+    missing = [name for name in labels if name not in index]
+    if missing:
+        return BmcOutcome("clear", 0, reason=f"no rule instance {missing[0]!r} in this model")
+    k = len(labels)
+    chosen = z3.And(*(enc.act_var(i) == index[name] for i, name in enumerate(labels)))
+    u = Unrolling(enc)
+    answer, zm = u.check_at(k, z3.And(chosen, target(k)), deadline)
+    if answer == z3.unknown:
+        return BmcOutcome(
+            "unknown", k, reason=f"Z3 unknown following a trace: {u.solver.reason_unknown()}"
+        )
+    if answer != z3.sat:
+        return BmcOutcome("clear", k, reason="the transition formula does not allow that trace")
+    return _found(enc, zm, k, loop_start)
 
 
 def _time_reason(depth: int) -> str:

@@ -42,6 +42,7 @@ from turnproof.checks.bmc import (
     Unrolling,
     find_path,
     finite_solver,
+    follow,
     lasso_start,
     lasso_target,
     state_target,
@@ -429,13 +430,16 @@ def check_property(
     enc: Encoding | None = None,
     antecedent_reached: bool = False,
     open_bounds: Sequence[str] = (),
+    guide: Sequence[str] = (),
 ) -> PropertyResult:
     """One property on the symbolic engine (the caller times it). ``antecedent_reached``: another
     engine already found a reachable state that satisfies the property's antecedent, so it is
     not searched for again. The property's own ``for_all`` bounds and ``open_bounds`` are left
-    open (see :class:`~turnproof.checks.symbolic.Encoding`)."""
+    open (see :class:`~turnproof.checks.symbolic.Encoding`). ``guide``: the rule instances of a
+    trace another engine found, checked against the transition formula when this engine's own
+    search finds no trace."""
     enc = enc or Encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
-    r = _check(model, prop, enc, timeout_s, max_depth, antecedent_reached)
+    r = _check(model, prop, enc, timeout_s, max_depth, antecedent_reached, tuple(guide))
     if r.verdict is Verdict.PROVED:
         r.for_all = for_all(enc)
     return r
@@ -448,6 +452,7 @@ def _check(
     timeout_s: float,
     max_depth: int,
     antecedent_reached: bool,
+    guide: tuple[str, ...] = (),
 ) -> PropertyResult:
     deadline = Deadline(timeout_s)
     vacuity = prop.antecedent if not antecedent_reached else None
@@ -458,17 +463,58 @@ def _check(
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
         answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
-        return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
+        return _safety_result(
+            model, prop, _guided(answer, q, guide, deadline), deadline, enc, max_depth, vacuity
+        )
     if prop.kind == "reachable":
         assert prop.pred is not None
-        return _reach_result(model, prop, enc, deadline, max_depth)
+        return _reach_result(model, prop, enc, deadline, max_depth, guide)
     if prop.kind == "terminates":
-        return check_terminates(model, prop, enc, deadline, max_depth)
+        return check_terminates(model, prop, enc, deadline, max_depth, guide)
     from turnproof.checks.consistency import consistency_query
 
     q = consistency_query(enc, prop.kind)
     answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
-    return _safety_result(model, prop, answer, deadline, enc, max_depth, vacuity)
+    return _safety_result(
+        model, prop, _guided(answer, q, guide, deadline), deadline, enc, max_depth, vacuity
+    )
+
+
+#: What a trace says when this engine found it by checking another engine's trace.
+GUIDED = (
+    "the trace is the explicit engine's, checked step by step against the symbolic transition "
+    "formula (this engine's own search found none within its depth)"
+)
+
+
+def _follow_guide(
+    enc: Encoding,
+    guide: tuple[str, ...],
+    target: Target,
+    deadline: Deadline,
+    loop_start: Callable[[Any, int], int | None] | None = None,
+) -> BmcOutcome | None:
+    """Another engine's trace ``guide``, if the transition formula allows it and it ends in
+    ``target`` (it gets at least a second, even when the budget is spent)."""
+    if not guide:
+        return None
+    found = follow(
+        enc, guide, target, deadline=Deadline(max(deadline.left(), 1.0)), loop_start=loop_start
+    )
+    return found if found.status == "found" else None
+
+
+def _guided(answer: Answer, q: Query, guide: tuple[str, ...], deadline: Deadline) -> Answer:
+    """``answer``, or, when it has no counterexample and another engine's trace ``guide`` is
+    allowed by the transition formula and ends in the bad condition, that trace."""
+    if answer.status == "safe" or answer.trace is not None:
+        return answer
+    found = _follow_guide(q.enc, guide, q.target, deadline)
+    if found is None:
+        return answer
+    out = unsafe(found)
+    out.reason = GUIDED
+    return out
 
 
 def _safety_result(
@@ -483,7 +529,8 @@ def _safety_result(
     if answer.status == "unsafe":
         if answer.trace is None:
             return result(model, prop, Verdict.UNKNOWN, reason=answer.reason)
-        return result(model, prop, Verdict.VIOLATED, trace=answer.trace, holds_for="")
+        why = answer.reason if answer.reason == GUIDED else ""
+        return result(model, prop, Verdict.VIOLATED, trace=answer.trace, holds_for="", reason=why)
     if answer.status == "unknown":
         return result(
             model,
@@ -527,13 +574,21 @@ def _mark_vacuity(
 
 
 def _reach_result(
-    model: Model, prop: Property, enc: Encoding, deadline: Deadline, max_depth: int
+    model: Model,
+    prop: Property,
+    enc: Encoding,
+    deadline: Deadline,
+    max_depth: int,
+    guide: tuple[str, ...] = (),
 ) -> PropertyResult:
     assert prop.pred is not None
     target = state_target(enc, prop.pred)
     found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
     if found.status == "found":
         return result(model, prop, Verdict.WITNESSED, trace=found.trace)
+    followed = _follow_guide(enc, guide, target, deadline)
+    if followed is not None:
+        return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=GUIDED)
     answer = decide(Query(enc, target, 0), max_depth=max_depth, deadline=deadline)
     if answer.status == "unsafe" and answer.trace is not None:
         return result(model, prop, Verdict.WITNESSED, trace=answer.trace)
@@ -726,7 +781,12 @@ def _numeric(v: Any) -> Any:
 
 
 def check_terminates(
-    model: Model, prop: Property, enc: Encoding, deadline: Deadline, max_depth: int
+    model: Model,
+    prop: Property,
+    enc: Encoding,
+    deadline: Deadline,
+    max_depth: int,
+    guide: tuple[str, ...] = (),
 ) -> PropertyResult:
     """A ranking function for the region's transitions (``PROVED``), else a reachable lasso
     inside the region (``VIOLATED``), else ``UNKNOWN``."""
@@ -767,6 +827,12 @@ def check_terminates(
         deadline=deadline,
         loop_start=lasso_start(enc),
     )
+    guided = ""
+    if found.status != "found":
+        target = lasso_target(enc, prop.pred)
+        followed = _follow_guide(enc, guide, target, deadline, lasso_start(enc))
+        if followed is not None:
+            found, guided = followed, GUIDED
     if found.status == "found" and found.trace is not None and found.loop_start is not None:
         trace = found.trace
         exits = loop_exits(enc, found, prop.pred, trace.bounds)
@@ -778,7 +844,7 @@ def check_terminates(
             trace.final,
             trace.bounds,
         )
-        return result(model, prop, Verdict.VIOLATED, trace=trace)
+        return result(model, prop, Verdict.VIOLATED, trace=trace, reason=guided)
     return result(
         model,
         prop,

@@ -38,9 +38,10 @@ class TraceStep:
     kind: str
     decider: int | None
     changed: dict[str, list[Any]]  # field -> [old, new]
+    card: str = ""  # the card the rule comes from, if it comes from one
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "rule": self.rule,
             "name": self.name,
             "summary": self.summary,
@@ -48,6 +49,9 @@ class TraceStep:
             "decider": self.decider,
             "changed": self.changed,
         }
+        if self.card:
+            out["card"] = self.card
+        return out
 
 
 @dataclass(frozen=True)
@@ -147,11 +151,16 @@ class PropertyResult:
     # Bounds the symbolic engine left open (name -> the values covered, such as ">= 1"): the
     # verdict holds for all of them, whatever ``bounds`` says.
     for_all: dict[str, str] = field(default_factory=dict)
+    # The verdict a scenario pins for this property on this engine (empty: none).
+    pinned: str = ""
 
     @property
     def meets_expectation(self) -> bool:
-        """True when the verdict is what the property expects (a vacuous pass is not)."""
+        """True when the verdict is what the property expects (a vacuous pass is not), and the
+        one the scenario pins, if it pins one."""
         if self.vacuous:
+            return False
+        if self.pinned and self.verdict.value != self.pinned:
             return False
         if self.expect == "holds":
             return self.verdict in (Verdict.PROVED, Verdict.EXHAUSTIVE)
@@ -185,6 +194,8 @@ class PropertyResult:
             out["holds_for"] = self.holds_for
         if self.for_all:
             out["for_all"] = dict(self.for_all)
+        if self.pinned:
+            out["pinned"] = self.pinned
         if self.certificate is not None:
             out["certificate"] = self.certificate
         if self.trace is not None:
@@ -236,6 +247,8 @@ class CheckReport:
                 r.verdict is Verdict.VIOLATED and r.trace is not None and not r.meets_expectation
                 for r in results
             ):
+                failed = True
+            elif any(r.pinned and r.verdict.value != r.pinned for r in results):
                 failed = True
             elif any(r.meets_expectation for r in results):
                 continue

@@ -34,10 +34,12 @@ from typing import Any
 from turnproof.checks import explicit
 from turnproof.checks.explicit import Limits, Progress
 from turnproof.checks.results import CheckReport, PropertyResult, Verdict
-from turnproof.model.errors import BoundsError, TurnproofError, choices_text
+from turnproof.model.errors import BoundsError, TurnproofError, UnknownNameError, choices_text
 from turnproof.model.packs import with_cards
 from turnproof.model.properties import Mutant, Property
+from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Bounds, Model, RuleSet, Variant
+from turnproof.model.scenario import Built, PropertySpec, Scenario, amendment_labels
 
 ENGINES = ("explicit", "symbolic")
 ENGINE_CHOICES = ("explicit", "symbolic", "both")
@@ -102,30 +104,30 @@ def parse_bound(text: str, valid: Sequence[str] = ()) -> tuple[str, int]:
 class Selection:
     """A rule set as the user asked to check it: amended, bounded, with the chosen properties.
 
-    ``labels()`` says how the rule set was amended (variant, mutant), for the report.
+    ``labels()`` says how the rule set was chosen (variant, mutant, scenario), for the report.
+    ``scenario`` is the plain value every process can rebuild it from (``None`` for a rule set
+    that is not built in: a test's own); ``built`` its resolution.
     """
 
     model: Model
     properties: tuple[Property, ...]
     variant: str | None = None
     mutant: Mutant | None = None
+    scenario: Scenario | None = None
+    built: Built | None = None
 
     def labels(self) -> dict[str, Any]:
         """``variant``, ``mutant`` (name, description, breaks) when applied, and
         ``bounds_changed``: the bounds that differ from the rule set's defaults."""
-        defaults = {b.name: b.default for b in self.model.ruleset.bound_specs}
-        out: dict[str, Any] = {
-            "bounds_changed": {k: v for k, v in self.model.bounds.items() if defaults[k] != v}
-        }
-        if self.variant is not None:
-            out["variant"] = self.variant
-        if self.mutant is not None:
-            out["mutant"] = {
-                "name": self.mutant.name,
-                "description": self.mutant.description,
-                "breaks": list(self.mutant.breaks),
-            }
-        return out
+        if self.built is not None:
+            return self.built.labels()
+        return amendment_labels(self.model, self.variant, self.mutant)
+
+
+def selection_of(built: Built) -> Selection:
+    """The selection a built scenario makes."""
+    sc = built.scenario
+    return Selection(built.model, built.properties, sc.variant, built.mutant, sc, built)
 
 
 def select(
@@ -138,13 +140,30 @@ def select(
 ) -> Selection:
     """Resolve every name the user gave, failing early (a :class:`TurnproofError`) on the first
     one that does not exist. A mutant's own bounds apply unless ``bounds`` overrides them; the
-    variant is applied first, then the mutant's amendments."""
+    variant is applied first, then the mutant's amendments. A built-in rule set is selected as
+    a :class:`~turnproof.model.scenario.Scenario`, so that worker processes rebuild it."""
+    # Validate the user's names before amending anything: the errors then name what the user
+    # can choose.
+    for n in dict.fromkeys(property_names):
+        ruleset.property(n)
+    Bounds(ruleset.bound_specs, bounds)
+    if mutant is not None:
+        ruleset.mutant(mutant)
+    if variant is not None and variant not in ruleset.variants:
+        raise UnknownNameError("variant", variant, ruleset.variants)
+    if builtin_rulesets().get(ruleset.name) is ruleset:
+        sc = Scenario(
+            ruleset.name,
+            ruleset.name,
+            bounds=tuple(sorted((bounds or {}).items())),
+            variant=variant,
+            mutant=mutant,
+            properties=tuple(PropertySpec(n) for n in dict.fromkeys(property_names)),
+        )
+        return selection_of(sc.build())
     props = tuple(ruleset.property(n) for n in dict.fromkeys(property_names))
     if not props:
         props = tuple(ruleset.properties)
-    # Validate the user's bounds against the rule set before amending it: the error then names
-    # the bounds the user can set.
-    Bounds(ruleset.bound_specs, bounds)
     chosen_mutant = ruleset.mutant(mutant) if mutant is not None else None
     amended = ruleset
     if chosen_mutant is not None and chosen_mutant.cards:
@@ -171,6 +190,8 @@ def _call_engine(
     antecedents_reached: set[str] | None = None,
     coverage: dict[str, int] | None = None,
     open_bounds: Sequence[str] = (),
+    scenario: Scenario | None = None,
+    guides: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -189,6 +210,10 @@ def _call_engine(
         kwargs["coverage"] = coverage
     if open_bounds and "open_bounds" in params:
         kwargs["open_bounds"] = tuple(open_bounds)
+    if scenario is not None and "scenario" in params:
+        kwargs["scenario"] = scenario
+    if guides and "guides" in params:
+        kwargs["guides"] = dict(guides)
     return list(fn(model, list(properties), **kwargs))
 
 
@@ -216,6 +241,17 @@ def antecedents_reached(
         if r.name in has_antecedent
         and not r.vacuous
         and r.verdict in (Verdict.EXHAUSTIVE, Verdict.VIOLATED)
+    }
+
+
+def explicit_traces(results: Sequence[PropertyResult]) -> dict[str, tuple[str, ...]]:
+    """The rule instances of each trace the explicit engine found (a violation or a witness),
+    by property: the symbolic engine checks such a trace against its own transition formula
+    when its own search does not reach that deep."""
+    return {
+        r.name: tuple(step.name for step in r.trace.steps)
+        for r in results
+        if r.trace is not None and r.verdict in (Verdict.VIOLATED, Verdict.WITNESSED)
     }
 
 
@@ -264,12 +300,14 @@ def run_check(
     labels: Mapping[str, Any] | None = None,
     on_engine: Callable[[str], None] | None = None,
     open_bounds: Sequence[str] = (),
+    scenario: Scenario | None = None,
 ) -> CheckReport:
     """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
     ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
     the report's rule-set description; ``on_engine(name)`` is called as each engine starts (for
     a progress display: the symbolic engine reports no progress of its own); ``open_bounds``
-    are left open by the symbolic engine (see :func:`check_open_bounds`). Raises
+    are left open by the symbolic engine (see :func:`check_open_bounds`); ``scenario`` is the
+    plain value the symbolic engine's worker processes rebuild the model from. Raises
     :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
@@ -289,11 +327,21 @@ def run_check(
             continue
         fn = load_symbolic().check_properties
         reached = None
+        guides: dict[str, tuple[str, ...]] = {}
         if "explicit" in per_engine:
             reached = antecedents_reached(properties, per_engine["explicit"])
+            guides = explicit_traces(per_engine["explicit"])
         try:
             per_engine[engine] = _call_engine(
-                fn, model, properties, limits, progress, reached, open_bounds=open_bounds
+                fn,
+                model,
+                properties,
+                limits,
+                progress,
+                reached,
+                open_bounds=open_bounds,
+                scenario=scenario,
+                guides=guides,
             )
         except ImportError as exc:  # a part of the engine (a solver back end) is missing
             raise EngineUnavailableError(
@@ -321,4 +369,85 @@ def run_check(
         results=results,
         engines=list(order),
         coverage=coverage,
+    )
+
+
+def run_selection(
+    selection: Selection,
+    engines: Sequence[str] = ("explicit",),
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    *,
+    on_engine: Callable[[str], None] | None = None,
+    open_bounds: Sequence[str] = (),
+) -> CheckReport:
+    """:func:`run_check` on a selection, and, for a scenario, its pinned expectations: the
+    verdict a property must have on an engine, and the number of states (checked by the
+    explicit engine, as a result of its own, ``state-count``)."""
+    built = selection.built
+    scenario = selection.scenario
+    opened = tuple(dict.fromkeys(tuple(open_bounds) + (scenario.for_all if scenario else ())))
+    report = run_check(
+        selection.model,
+        selection.properties,
+        engines,
+        limits,
+        progress,
+        labels=selection.labels(),
+        on_engine=on_engine,
+        open_bounds=opened,
+        scenario=scenario,
+    )
+    if built is None or scenario is None:
+        return report
+    for r in report.results:
+        pinned = built.verdicts.get(r.name, {}).get(r.engine)
+        if pinned is not None:
+            r.pinned = pinned
+    if scenario.states is not None and "explicit" in report.engines:
+        report.results.append(state_count_result(selection, scenario.states, report, limits))
+    return report
+
+
+def state_count_result(
+    selection: Selection, expected: int, report: CheckReport, limits: Limits | None
+) -> PropertyResult:
+    """The result that compares the explored states with the number the scenario pins: taken
+    from a property checked without monitors, or from an exploration of its own."""
+    plain = {p.name for p in selection.properties if not p.monitors}
+    found = next(
+        (
+            r
+            for r in report.results
+            if r.engine == "explicit" and r.name in plain and r.verdict is not Verdict.UNKNOWN
+        ),
+        None,
+    )
+    if found is not None:
+        states, transitions, seconds = found.states, found.transitions, 0.0
+        complete = True
+    else:
+        ex = explicit.explore(selection.model, limits=limits)
+        states, transitions, seconds, complete = ex.states, ex.transitions, ex.seconds, ex.complete
+    if not complete:
+        verdict, reason = Verdict.UNKNOWN, "the exploration stopped before every state was found"
+    elif states == expected:
+        verdict, reason = Verdict.EXHAUSTIVE, f"{states:,} states, as the scenario says"
+    else:
+        verdict = Verdict.VIOLATED
+        reason = (
+            f"the scenario expects {expected:,} states; the explicit engine explored {states:,}"
+        )
+    return PropertyResult(
+        name="state-count",
+        kind="state-count",
+        description="the number of reachable states is the one the scenario pins",
+        verdict=verdict,
+        engine="explicit",
+        expect="holds",
+        states=states,
+        transitions=transitions,
+        seconds=seconds,
+        reason=reason,
+        bounds=dict(selection.model.bounds),
     )

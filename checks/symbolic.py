@@ -857,6 +857,8 @@ def check_properties(
     antecedents_reached: Iterable[str] = (),
     jobs: int | None = None,
     open_bounds: Sequence[str] = (),
+    scenario: Any = None,
+    guides: Mapping[str, Sequence[str]] | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
@@ -864,14 +866,20 @@ def check_properties(
     ``max_depth`` bounds the bounded model checking
     (and the lasso search) that looks for counterexamples and witnesses. ``antecedents_reached``
     names the properties whose antecedent another engine has already found reachable: their
-    antecedent is not searched for again. When the model can be rebuilt in a worker process
-    (:mod:`turnproof.checks.workers`: a built-in rule set and its own properties), each property
-    is checked in a fresh worker, ``jobs`` of them at a time (default: one per core), so the
-    answers do not depend on the number of cores; otherwise, or with ``jobs=0``, they are
-    checked here, one after the other.
+    antecedent is not searched for again. When the model comes from a ``scenario`` (a
+    :class:`~turnproof.model.scenario.Scenario` whose build is ``model`` and whose properties
+    include ``properties``), each property is checked in a fresh worker process that builds the
+    scenario again (:mod:`turnproof.checks.workers`), ``jobs`` of them at a time (default: one
+    per core), so the answers do not depend on the number of cores; otherwise, or with
+    ``jobs=0``, they are checked here, one after the other.
 
     ``open_bounds`` are left open for every property, on top of each property's own
     ``for_all`` (:class:`Encoding`): a proof then holds for all their values.
+
+    ``guides`` gives, by property, the rule instances of a trace another engine found: when
+    this engine's own search for a counterexample or witness comes back without one, it checks
+    that trace against its transition formula (:func:`~turnproof.checks.bmc.follow`), and
+    reports it if the formula allows it.
 
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
@@ -880,21 +888,30 @@ def check_properties(
     from turnproof.checks import workers
 
     reached = set(antecedents_reached)
+    guide = dict(guides or {})
     open_bounds = tuple(open_bounds)
     if open_bounds:
         Encoding(model, (), open_bounds)  # refuse a bound that cannot be open, before any work
     jobs = workers.default_jobs() if jobs is None else max(0, jobs)
-    recipe = workers.recipe_for(model, properties) if jobs > 0 else None
+    shipped = scenario if jobs > 0 and _rebuilds(scenario, model, properties) else None
     given = timeout_s
 
     def budget(p: Property) -> float:
         return default_budget(p) if given is None else given
 
     once = bounds_budget(DEFAULT_OTHER_TIMEOUT_S if given is None else given)
-    if recipe is not None:
-        tasks = [workers.Task(recipe, "", once, max_depth)]
+    if shipped is not None:
+        tasks = [workers.Task(shipped, "", once, max_depth)]
         tasks += [
-            workers.Task(recipe, p.name, budget(p), max_depth, p.name in reached, open_bounds)
+            workers.Task(
+                shipped,
+                p.name,
+                budget(p),
+                max_depth,
+                p.name in reached,
+                open_bounds,
+                tuple(guide.get(p.name, ())),
+            )
             for p in properties
         ]
         # The slowest kinds first, so that no worker is left with a long task at the end.
@@ -913,12 +930,22 @@ def check_properties(
                 max_depth=max_depth,
                 antecedent_reached=p.name in reached,
                 open_bounds=open_bounds,
+                guide=tuple(guide.get(p.name, ())),
             )
             for p in properties
         ]
     for r in results:
         bounds.apply(r)
     return results
+
+
+def _rebuilds(scenario: Any, model: Model, properties: Sequence[Property]) -> bool:
+    """``scenario`` builds ``model`` and every one of ``properties`` (by name)."""
+    if scenario is None:
+        return False
+    built = scenario.build()
+    names = {p.name for p in built.properties}
+    return built.model.ruleset is model.ruleset and all(p.name in names for p in properties)
 
 
 def bounds_budget(timeout_s: float) -> float:
@@ -947,6 +974,7 @@ def property_task(
     max_depth: int,
     antecedent_reached: bool = False,
     open_bounds: Sequence[str] = (),
+    guide: Sequence[str] = (),
 ) -> PropertyResult:
     """One property, timed."""
     from turnproof.checks.proofs import check_property
@@ -959,6 +987,7 @@ def property_task(
         max_depth=max_depth,
         antecedent_reached=antecedent_reached,
         open_bounds=open_bounds,
+        guide=guide,
     )
     r.seconds = time.perf_counter() - t0
     return r

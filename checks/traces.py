@@ -20,4 +20,5 @@ def step_record(model: Model, action: Action, s: State, t: State) -> TraceStep:
         kind=action.rule.kind.value,
         decider=None if decider is None else int(decider),
         changed={k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]},
+        card=action.rule.card,
     )

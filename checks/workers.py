@@ -1,10 +1,10 @@
 """The symbolic checks of several properties, run side by side in worker processes.
 
-Z3 terms cannot be pickled, so a worker is not sent the model: it is sent a :class:`Recipe` (the
-built-in rule set's name, the variant and mutant applied, the bounds) and rebuilds the model from
-it; it sends back plain :class:`~turnproof.checks.results.PropertyResult` values. A model that
-cannot be rebuilt that way (a rule set built in a test, a property that is not the rule set's
-own) is checked in this process instead.
+Z3 terms cannot be pickled, so a worker is not sent the model: it is sent the
+:class:`~turnproof.model.scenario.Scenario` (plain data: the rule set's name, the cards, the
+bounds, the start, the amendments, the properties) and builds it again, exactly as the caller
+did; it sends back plain :class:`~turnproof.checks.results.PropertyResult` values. A model that
+is no scenario (a rule set built in a test) is checked in this process instead.
 
 Every task runs in a fresh interpreter (``python -m turnproof.checks.workers``, the task pickled
 on its standard input, the answer pickled on its standard output): Z3's answers may depend on the
@@ -25,70 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from turnproof.model.errors import TurnproofError
-from turnproof.model.properties import Property
-from turnproof.model.registry import get_ruleset
-from turnproof.model.rules import Model, RuleSet, Variant
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """How to rebuild a model in another process: a built-in rule set, its amendments by name
-    (``("variant", name)`` or ``("mutant", name)``, in the order applied) and the bounds."""
-
-    ruleset: str
-    amendments: tuple[tuple[str, str], ...]
-    bounds: tuple[tuple[str, int], ...]
-
-    def build(self) -> Model:
-        rs: RuleSet = get_ruleset(self.ruleset)
-        base = rs
-        for what, name in self.amendments:
-            if what == "variant":
-                rs = rs.amend(Variant(name), label=f"variant {name}")
-            else:
-                rs = rs.amend(*base.mutant(name).amendments, label=f"mutant {name}")
-        return Model(rs, dict(self.bounds))
-
-
-def recipe_for(model: Model, properties: Sequence[Property]) -> Recipe | None:
-    """A recipe that rebuilds ``model`` with exactly the same rules, and in which every property
-    is the rule set's own; ``None`` when there is none."""
-    rs = model.ruleset
-    try:
-        base = get_ruleset(rs.name)
-    except TurnproofError:
-        return None
-    if not all(_own_property(base, p) for p in properties):
-        return None
-    amendments: list[tuple[str, str]] = []
-    labels = rs.version[len(base.version) :] if rs.version.startswith(base.version) else None
-    if labels is None:
-        return None
-    for label in filter(None, labels.split("+")):
-        what, _, name = label.partition(" ")
-        if what not in ("variant", "mutant") or not name:
-            return None
-        amendments.append((what, name))
-    recipe = Recipe(rs.name, tuple(amendments), tuple(sorted(model.bounds.items())))
-    try:
-        rebuilt = recipe.build()
-    except TurnproofError:
-        return None
-    same = (
-        rebuilt.ruleset.content_hash() == rs.content_hash()
-        and rebuilt.ruleset.version == rs.version
-        and dict(rebuilt.bounds) == dict(model.bounds)
-        and len(rebuilt.actions) == len(model.actions)
-    )
-    return recipe if same else None
-
-
-def _own_property(rs: RuleSet, p: Property) -> bool:
-    try:
-        return bool(rs.property(p.name) is p)
-    except TurnproofError:
-        return False
+from turnproof.model.scenario import Scenario
 
 
 @dataclass(frozen=True)
@@ -96,22 +33,24 @@ class Task:
     """One job for a worker: a property (by name) or, with ``prop`` empty, the question which
     declared bounds cut a reachable transition."""
 
-    recipe: Recipe
+    scenario: Scenario
     prop: str
     timeout_s: float
     max_depth: int
     antecedent_reached: bool = False
     open_bounds: tuple[str, ...] = ()
+    guide: tuple[str, ...] = ()
 
 
 def run_task(task: Task) -> Any:
     """Run one task in this process (the worker's entry point)."""
     from turnproof.checks import symbolic
 
-    model = task.recipe.build()
+    built = task.scenario.build()
+    model = built.model
     if not task.prop:
         return symbolic.bounds_task(model, timeout_s=task.timeout_s, max_depth=task.max_depth)
-    prop = model.ruleset.property(task.prop)
+    prop = built.property(task.prop)
     return symbolic.property_task(
         model,
         prop,
@@ -119,6 +58,7 @@ def run_task(task: Task) -> Any:
         max_depth=task.max_depth,
         antecedent_reached=task.antecedent_reached,
         open_bounds=task.open_bounds,
+        guide=task.guide,
     )
 
 

@@ -93,3 +93,16 @@ def render_rulesets_json(rulesets: Mapping[str, RuleSet]) -> str:
             for r in rulesets.values()
         ]
     )
+
+
+def render_cards_json(ruleset: RuleSet, library: Mapping[str, Any]) -> str:
+    from turnproof.reports.text import card_rows
+
+    return dumps(
+        {
+            "schema_version": 1,
+            "command": "cards",
+            "ruleset": ruleset.name,
+            "cards": card_rows(ruleset, library),
+        }
+    )

@@ -18,6 +18,7 @@ files can pin them; the only values that vary between runs are the timings (``0.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -170,6 +171,13 @@ def render_header(report: CheckReport, engine_note: str = "") -> str:
         f"turnproof check: rule set {rs.get('name', '?')}, version {rs.get('version', '?')}, "
         f"content hash {rs.get('content_hash', '?')}"
     ]
+    scenario = rs.get("scenario")
+    if scenario:
+        title = f": {scenario['title']}" if scenario.get("title") else ""
+        where = f" ({scenario['origin']})" if scenario.get("origin") else ""
+        lines.append(f"scenario {scenario['name']}{title}{where}")
+    if rs.get("cards"):
+        lines.append("cards in play: " + "; ".join(rs["cards"]))
     if rs.get("amended"):
         lines.append("amended: " + "; ".join(rs["amended"]))
     mutant = rs.get("mutant")
@@ -280,6 +288,13 @@ def render_result(
 def replay_command(report: CheckReport, r: PropertyResult) -> str:
     """The command line that checks this one property again, on the same rule set and bounds."""
     rs = report.ruleset
+    scenario = rs.get("scenario")
+    if scenario:  # the scenario says everything else
+        target = scenario.get("origin") or scenario["name"]
+        parts = ["turnproof", "check", _quoted(target)]
+        if r.kind != "state-count":
+            parts += ["--property", r.name]
+        return " ".join(parts + ["--engine", r.engine])
     parts = ["turnproof", "check", str(rs.get("name", "")), "--property", r.name]
     engine = r.engine if r.engine != "both" else "both"
     parts += ["--engine", engine]
@@ -291,6 +306,11 @@ def replay_command(report: CheckReport, r: PropertyResult) -> str:
     for k, v in rs.get("bounds_changed", report.bounds).items():
         parts += ["--bound", f"{k}={v}"]
     return " ".join(parts)
+
+
+def _quoted(word: str) -> str:
+    """A shell word for ``word`` (quoted when it holds anything but plain path characters)."""
+    return shlex.quote(word)
 
 
 def render_summary(report: CheckReport) -> str:
@@ -372,7 +392,7 @@ def _params_of(step: TraceStep) -> str:
 
 def step_line(step: TraceStep) -> str:
     """``── MTG 117.4 [trig=1] the top of the stack resolves (decided by player 1) ──►``."""
-    parts = [step.rule]
+    parts = [f"{step.rule} (card: {step.card})" if step.card else step.rule]
     params = _params_of(step)
     if params:
         parts.append(params)
@@ -538,3 +558,65 @@ def render_properties(ruleset: RuleSet) -> str:
 def render_rulesets(rulesets: Mapping[str, RuleSet]) -> str:
     rows = tuple((rs.name, rs.game, rs.version, rs.description) for rs in rulesets.values())
     return TextTable(("name", "game", "version", "description"), rows).plain() + "\n"
+
+
+# -- the card library -------------------------------------------------------------------------
+
+
+def card_rows(ruleset: RuleSet, library: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per card of a library: what ``turnproof cards`` shows (and its JSON)."""
+    in_play = set(ruleset.setup.cards and [c.key for c in ruleset.setup.cards])
+    rows = []
+    for key, pack in library.items():
+        rules = [f"{r.citation} {r.name}: {r.summary}" for r in pack.rules]
+        core = ruleset.setup.core
+        rules += [
+            f"{made.citation} {made.name}: {made.summary}"
+            for spec in pack.kinds
+            if spec.name in pack.resolve
+            for made in [core.resolution(pack, spec, pack.resolve[spec.name], 0)]
+        ]
+        rows.append(
+            {
+                "name": pack.name,
+                "key": key,
+                "abstract": pack.abstract,
+                "text": pack.text,
+                "zones": list(pack.zones),
+                "counters": dict(pack.counters),
+                "kinds": [{"name": k.name, "doc": k.doc} for k in pack.kinds],
+                "fields": [
+                    {"name": f.name, "doc": f.doc, "ends": f.ends or None} for f in pack.fields
+                ],
+                "bounds": [b.name for b in pack.bounds],
+                "rules": rules,
+                "hooks": sorted(pack.hooks),
+                "castable": sorted(pack.cast),
+                "in_builtin_ruleset": key in in_play,
+                "sources": list(pack.sources),
+            }
+        )
+    return rows
+
+
+def render_cards(ruleset: RuleSet, library: Mapping[str, Any]) -> str:
+    """The card library as text: a block per card."""
+    lines = [f"card library of {ruleset.name} ({len(library)} cards); * = in the built-in rule set"]
+    for row in card_rows(ruleset, library):
+        mark = "*" if row["in_builtin_ruleset"] else " "
+        tag = " (abstract)" if row["abstract"] else ""
+        lines.append("")
+        lines.append(f"{mark} {row['name']}{tag}  [{row['key']}]")
+        lines.append(f"    {row['text']}")
+        lines.append(f"    zones: {', '.join(row['zones'])}")
+        if row["counters"]:
+            shown = ", ".join(f"{c} (sets bound {b})" for c, b in row["counters"].items())
+            lines.append(f"    counters: {shown}")
+        for f in row["fields"]:
+            ends = f" (ends: {f['ends']})" if f["ends"] else ""
+            lines.append(f"    field {f['name']}: {f['doc']}{ends}")
+        for r in row["rules"]:
+            lines.append(f"    rule {r}")
+        if row["hooks"]:
+            lines.append(f"    hooks: {', '.join(row['hooks'])}")
+    return "\n".join(lines) + "\n"

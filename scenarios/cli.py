@@ -28,18 +28,22 @@ from turnproof.checks.explicit import Progress as ProgressCallback
 from turnproof.checks.results import Finding
 from turnproof.checks.runner import (
     ENGINE_CHOICES,
+    Selection,
     check_open_bounds,
     engines_for,
     is_symbolic_available,
     load_symbolic,
     parse_bound,
-    run_check,
+    run_selection,
     select,
+    selection_of,
 )
-from turnproof.model.errors import TurnproofError, UnknownNameError
+from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import RuleSet
+from turnproof.model.scenario import Scenario, SpecError
 from turnproof.reports import json_report, text
+from turnproof.scenarios import loader
 
 PROG = "turnproof"
 FORMATS = ("text", "json")
@@ -91,6 +95,61 @@ class TurnproofGroup(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+
+def _target(name: str | None) -> RuleSet | Scenario:
+    """What ``turnproof check NAME`` names: a built-in rule set, a shipped scenario, or a
+    scenario file (a path; anything ending in .toml is read as one)."""
+    sets = builtin_rulesets()
+    if name is None:
+        return sets[default_ruleset_name()]
+    if not name.strip():
+        raise TurnproofError(
+            "an empty name: give a rule set, a shipped scenario or a scenario file "
+            f"(rule sets: {', '.join(sets)}; `turnproof scenarios` lists the scenarios)"
+        )
+    if name.endswith(loader.SUFFIX) or os.sep in name or Path(name).is_file():
+        return loader.load(name)
+    if name in sets:
+        return sets[name]
+    found = loader.load_shipped(name)
+    if found is not None:
+        return found
+    names = list(sets) + [s.name for s in loader.shipped()]
+    raise UnknownNameError("rule set or scenario", name, names, plural="rule sets and scenarios")
+
+
+def _selection(
+    name: str | None,
+    property_names: Sequence[str],
+    bound_texts: Sequence[str],
+    variant: str | None,
+    mutant: str | None,
+) -> tuple[Selection, Scenario | None]:
+    """The selection ``check`` runs, and the scenario it comes from when it names one."""
+    target = _target(name)
+    if isinstance(target, Scenario):
+        given = [
+            o
+            for o, v in (("--bound", bound_texts), ("--variant", variant), ("--mutant", mutant))
+            if v
+        ]
+        if given:
+            raise TurnproofError(
+                f"{' and '.join(given)} cannot change scenario {target.name}: a scenario says its "
+                "bounds and amendments itself (edit its file, or check the rule set instead)"
+            )
+        try:
+            built = target.with_properties(property_names).build()
+        except SpecError as exc:
+            raise ScenarioError(target.origin or target.name, None, exc.message) from None
+        return selection_of(built), target
+    valid_bounds = [s.name for s in target.bound_specs]
+    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    selection = select(
+        target, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
+    )
+    return selection, selection.scenario
 
 
 def default_ruleset_name() -> str:
@@ -263,7 +322,7 @@ def _amendment_options(fn: F) -> F:
 
 
 @cli.command("check")
-@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.argument("ruleset", required=False, metavar="[TARGET]")
 @click.option(
     "--property",
     "property_names",
@@ -310,17 +369,25 @@ def check_command(
     out: Path | None,
     no_progress: bool,
 ) -> int:
-    """Check the properties of a rule set and show every verdict.
+    """Check the properties of a rule set or a scenario and show every verdict.
+
+    TARGET is a built-in rule set (`turnproof rulesets`; default: magic), a shipped scenario
+    by name (`turnproof scenarios`), or a scenario file (a path, e.g. my-case.toml; the format
+    is in scenarios/FORMAT.md). A scenario says its cards, bounds, start, amendments,
+    properties and expected verdicts and state count; every verdict is compared with them, on
+    both engines. --bound, --mutant and --variant apply to rule sets only.
 
     Prints one row per property (verdict, engine, states explored, time, whether it met its
     expectation), then what each verdict means and, for every violation, witness or unmet
-    expectation, its shortest trace. RULESET defaults to magic (or the first built-in one).
+    expectation, its shortest trace.
 
     Exit codes: 0 all as expected, 1 a property failed its expectation, 2 bad input,
     3 a verdict is UNKNOWN.
 
     \b
     Examples:
+      turnproof check sundial-and-sarkhan
+      turnproof check my-case.toml --engine explicit
       turnproof check bench
       turnproof check bench --property cleanup-terminates --bound cmax=1
       turnproof check bench --max-states 1000 --format json
@@ -331,27 +398,20 @@ def check_command(
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
     """
-    rs = _ruleset(ruleset)
-    valid_bounds = [s.name for s in rs.bound_specs]
-    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
-    selection = select(
-        rs, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
-    )
+    selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
+    if engine is None and scenario is not None and scenario.engines:
+        engine = (
+            "both" if set(scenario.engines) == {"explicit", "symbolic"} else scenario.engines[0]
+        )
     engines, note = _choose_engines(engine)
-    if for_all:
-        check_open_bounds(selection.model, for_all, engines)
+    opened = tuple(dict.fromkeys(tuple(for_all) + (scenario.for_all if scenario else ())))
+    if opened:
+        check_open_bounds(selection.model, opened, engines)
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
     with _progress_bar(show_progress) as (progress, on_engine):
-        report = run_check(
-            selection.model,
-            selection.properties,
-            engines,
-            limits,
-            progress,
-            labels=selection.labels(),
-            on_engine=on_engine,
-            open_bounds=for_all,
+        report = run_selection(
+            selection, engines, limits, progress, on_engine=on_engine, open_bounds=for_all
         )
 
     plain = text.render_check(report, note)
@@ -540,6 +600,60 @@ def properties_command(ruleset: str | None, fmt: str) -> int:
         click.echo(json_report.render_properties_json(rs), nl=False)
     else:
         click.echo(text.render_properties(rs), nl=False)
+    return 0
+
+
+@cli.command("scenarios")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def scenarios_command(fmt: str) -> int:
+    """List the shipped scenarios, each with its one-line title.
+
+    Run one with `turnproof check NAME`; copy its file (the last column) to start a scenario of
+    your own.
+
+    \b
+    Examples:
+      turnproof scenarios
+      turnproof check sundial-and-sarkhan
+    """
+    found = loader.shipped()
+    if fmt == "json":
+        doc = {
+            "schema_version": 1,
+            "command": "scenarios",
+            "scenarios": [{"name": s.name, "title": s.title, "file": str(s.path)} for s in found],
+        }
+        click.echo(json_report.dumps(doc), nl=False)
+        return 0
+    width = max((len(s.name) for s in found), default=4)
+    for s in found:
+        click.echo(f"{s.name:<{width}}  {s.title}")
+    return 0
+
+
+@cli.command("cards")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def cards_command(ruleset: str | None, fmt: str) -> int:
+    """List a game's card library: each card's name, text, the zones it can be in, the counters
+    a scenario may put on it, and the rules it adds (citations and the card's hooks).
+
+    A scenario names cards by these names (`[[card]] name = "Shock"`). Cards marked
+    "abstract" stand for a pattern of real cards rather than a printed card.
+
+    \b
+    Examples:
+      turnproof cards magic
+      turnproof cards magic --format json
+    """
+    rs = _ruleset(ruleset)
+    if rs.setup is None:
+        raise TurnproofError(f"rule set {rs.name} has no card library")
+    library = rs.setup.core.library()
+    if fmt == "json":
+        click.echo(json_report.render_cards_json(rs, library), nl=False)
+    else:
+        click.echo(text.render_cards(rs, library), nl=False)
     return 0
 
 

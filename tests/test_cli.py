@@ -259,7 +259,10 @@ def test_variant_and_bound(with_tiny: None) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["check", "nope"], "unknown rule set 'nope'; valid rule sets: bench"),
+        (
+            ["check", "nope"],
+            "unknown rule set or scenario 'nope'; valid rule sets and scenarios: bench",
+        ),
         (["check", "bench", "--property", "x"], "cleanup-terminates, no-deadlock"),
         (["check", "bench", "--bound", "turns"], "expected NAME=INT; bounds are budget, cap"),
         (["check", "bench", "--bound", "turns=two"], "is not a whole number"),

@@ -1,13 +1,16 @@
-"""The symbolic engine's plumbing: worker processes rebuild the model from a recipe and give the
+"""The symbolic engine's plumbing: worker processes rebuild the model from its scenario and give the
 same answers whatever their number, the explicit engine's reached antecedents are handed over,
 and the bounds that cut a reachable transition are reported with the depth that reaches them."""
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
 from typing import Any
 
 import pytest
-from turnproof.checks import explicit, runner, workers
+from turnproof.checks import explicit, runner, symbolic
 from turnproof.checks.explicit import explore
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import bounds_task, check_properties
@@ -19,19 +22,29 @@ from turnproof.model.rules import Model
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
 
 
-def test_a_recipe_rebuilds_the_same_rules() -> None:
+def test_a_scenario_rebuilds_the_same_rules_in_another_process() -> None:
+    """Workers are sent the scenario (plain data) and build it again: the same rules, cards,
+    bounds and properties, whatever process builds it."""
     sel = runner.select(MAGIC, mutant="napap-order", bounds={"turns": 1})
-    recipe = workers.recipe_for(sel.model, sel.properties)
-    assert recipe is not None
-    assert recipe.ruleset == "magic"
-    assert recipe.amendments == (("mutant", "napap-order"),)
-    assert dict(recipe.bounds)["turns"] == 1
-    rebuilt = recipe.build()
-    assert rebuilt.ruleset.content_hash() == sel.model.ruleset.content_hash()
-    assert rebuilt.ruleset.content_hash() != MAGIC.content_hash()
-    # A property that is not the rule set's own cannot be rebuilt in a worker.
+    sc = sel.scenario
+    assert sc is not None and sc.game == "magic" and sc.mutant == "napap-order"
+    again = pickle.loads(pickle.dumps(sc))
+    assert again == sc
+    code = (
+        "import pickle, sys; sc = pickle.loads(sys.stdin.buffer.read()); b = sc.build(); "
+        "print(b.model.ruleset.content_hash(), dict(b.model.bounds)['turns'], "
+        "len(b.properties), len(b.model.actions))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=pickle.dumps(sc), capture_output=True, check=True
+    )
+    rs = sel.model.ruleset
+    want = f"{rs.content_hash()} 1 {len(sel.properties)} {len(sel.model.actions)}"
+    assert done.stdout.decode().strip() == want
+    assert rs.content_hash() != MAGIC.content_hash()
+    # A model that is no scenario's is checked in this process: nothing to rebuild it from.
     own = always("own", "a test's own property", lambda s, x, b, m: True)
-    assert workers.recipe_for(sel.model, [own]) is None
+    assert not symbolic._rebuilds(sc, sel.model, [own])
 
 
 def _comparable(results: list[Any]) -> list[dict[str, Any]]:
@@ -44,9 +57,10 @@ def _comparable(results: list[Any]) -> list[dict[str, Any]]:
 
 
 def test_workers_answer_the_same_whatever_their_number() -> None:
-    model = Model(BENCH, SMALL)
-    one = check_properties(model, BENCH.properties, timeout_s=20, jobs=1)
-    two = check_properties(model, BENCH.properties, timeout_s=20, jobs=2)
+    sel = runner.select(BENCH, bounds=SMALL)
+    model, sc = sel.model, sel.scenario
+    one = check_properties(model, BENCH.properties, timeout_s=20, jobs=1, scenario=sc)
+    two = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
     assert _comparable(one) == _comparable(two)
     here = check_properties(model, BENCH.properties, timeout_s=20, jobs=0)
     assert [r.verdict for r in here] == [r.verdict for r in one]

@@ -829,9 +829,11 @@ def resolution(pack: Pack, spec: KindSpec, effect: Any, value: int) -> Rule:
     (608.2c), which the card's pack gives as ``effect``; anything that triggers meanwhile
     waits."""
 
+    told = (effect.__doc__ or "it follows its instructions").strip().splitlines()[0]
+
     @rule(
         "MTG 608.2c",
-        f"{spec.doc} resolves: it follows its instructions; anything that triggers meanwhile waits",
+        f"{spec.doc} resolves: {told}; anything that triggers meanwhile waits",
         kind=Kind.GAME,
         when={"stage": Stage.RESOLVING},
         name=resolution_name(spec.name),

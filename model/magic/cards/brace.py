@@ -14,6 +14,7 @@ from turnproof.model.schema import IntRange
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """an 'until end of combat' effect begins"""
     return s.replace(brace=add_effect(x, s.brace, b))
 
 

@@ -11,6 +11,7 @@ from turnproof.model.schema import IntRange
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """an indefinite effect begins"""
     return s.replace(claim=add_effect(x, s.claim, b))
 
 

@@ -14,6 +14,7 @@ from turnproof.model.packs import KindSpec, Pack
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """each player's hand becomes seven new cards; on its controller's turn, the turn ends (724.1)"""
     t = s
     for p in range(b.players):
         t = t.replace(hand=x.set(t.hand, p, 0))  # shuffled away, then seven drawn

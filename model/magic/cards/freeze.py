@@ -10,6 +10,7 @@ from turnproof.model.packs import KindSpec, Pack
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """the opponent's creature taps, and doesn't untap during its controller's next untap step"""
     opponent = next_player(s.res.ctrl, b.players)
     return s.replace(tapped=x.set(s.tapped, opponent, True), frozen=x.set(s.frozen, opponent, True))
 

@@ -10,6 +10,7 @@ from turnproof.model.packs import KindSpec, Pack
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """the combat phase ends (724.2)"""
     return begin_process(s, Proc.END_COMBAT)
 
 

@@ -14,10 +14,12 @@ from turnproof.model.schema import BoolDomain
 
 
 def _resolve_omen(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """a delayed trigger is created: 'at the beginning of the next end step, draw a card'"""
     return s.replace(omen=x.set(s.omen, s.res.ctrl, True))
 
 
 def _resolve_trigger(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """its controller draws a card"""
     return draw(s, x, b, s.res.ctrl)
 
 

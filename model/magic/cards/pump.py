@@ -14,6 +14,7 @@ from turnproof.model.schema import ArrayDomain, IntRange, Term
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """its controller's creature gets +1/+1 until end of turn"""
     c = s.res.ctrl
     return s.replace(pump=x.set(s.pump, c, add_effect(x, x.get(s.pump, c), b)))
 

@@ -23,6 +23,7 @@ def _discard(s: Any, x: Any, b: Any, *, me: Any, p: int, count: Term, cond: Term
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """its controller draws as many cards as they discarded"""
     return draw(s, x, b, s.res.ctrl, s.res.n, most=b.hand_cap)
 
 

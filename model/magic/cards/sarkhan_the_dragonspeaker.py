@@ -50,6 +50,7 @@ def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any) -> Any:
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """Sarkhan becomes a 4/4 Dragon creature until end of turn"""
     return s.replace(sark_anim=s.sark_here)
 
 

@@ -12,6 +12,7 @@ from turnproof.model.packs import KindSpec, Pack
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """2 damage is marked on the opponent's creature (120.3e)"""
     opponent = next_player(s.res.ctrl, b.players)
     hit = x.get(s.alive, opponent)
     now = x.get(s.dmg, opponent)

@@ -13,6 +13,7 @@ from turnproof.model.schema import IntRange
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """a 'this turn' effect begins"""
     return s.replace(silence=add_effect(x, s.silence, b))
 
 

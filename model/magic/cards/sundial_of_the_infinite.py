@@ -38,6 +38,7 @@ def activate_sundial(s: Any, x: Any, b: Any, *, me: Any) -> Any:
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """the turn ends (724.1)"""
     return begin_process(s, Proc.END_TURN)
 
 

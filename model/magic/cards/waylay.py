@@ -16,11 +16,13 @@ from turnproof.model.schema import BoolDomain
 
 
 def _resolve_waylay(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """three tokens, and a delayed trigger 'at the beginning of the next cleanup step, exile them'"""
     c = s.res.ctrl
     return s.replace(tokens=x.set(s.tokens, c, True), waylay=x.set(s.waylay, c, True))
 
 
 def _resolve_trigger(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+    """the tokens are exiled"""
     return s.replace(tokens=x.set(s.tokens, s.res.ctrl, False))
 
 
