@@ -623,11 +623,22 @@ class Encoding:
         return z3.And(z3.Or(*options), self.well_formed(k))
 
     def applied(self, k: int) -> list[Applied]:
-        """Every rule instance run on the symbolic state of step ``k`` (cached per step)."""
+        """Every rule instance run on the symbolic state of step ``k`` (cached per step).
+
+        Terminal states are absorbing, as in the explicit engine, which never expands them:
+        no rule instance is enabled in one, and no bound cuts one, whatever the rules say (a
+        rule set whose rules forget to test for the end of the game gives no successor of a
+        terminal state here either)."""
         out = self._applied.get(k)
         if out is None:
             b = self.bounds_at(k)
-            out = [apply_action(a, self.state(k), b) for a in self.model.actions]
+            live = z3.Not(self.is_terminal(k))
+            out = []
+            for a in self.model.actions:
+                ap = apply_action(a, self.state(k), b)
+                ap.enabled = z3.And(live, ap.enabled)
+                ap.cuts = {name: z3.And(live, c) for name, c in ap.cuts.items()}
+                out.append(ap)
             self._applied[k] = out
         return out
 

@@ -15,8 +15,8 @@ from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import Encoding, check_properties
 from turnproof.model.bench import BENCH
 from turnproof.model.properties import Expect, Monitor, always, reachable, step, terminates
-from turnproof.model.rules import Model
-from turnproof.model.schema import BoolDomain
+from turnproof.model.rules import BoundSpec, Model, RuleSet, rule
+from turnproof.model.schema import BoolDomain, IntRange, Schema, State
 
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
 
@@ -162,3 +162,58 @@ def test_unknown_is_never_proved() -> None:
     (r,) = check_properties(model, [PROPS[0]], timeout_s=0.01, max_depth=30)
     assert r.verdict is Verdict.UNKNOWN and r.reason and r.certificate is None
     assert z3.get_version_string()
+
+
+class _Clock(State):
+    turn: Any
+    step: Any
+
+
+def _clock_rules() -> RuleSet:
+    """A rule set whose first rule forgets to test for the end of the game: only the engines'
+    own treatment of terminal states keeps the game over once it is over."""
+
+    @rule("MTG 502.3", "a step begins (no test for the end of the game)")
+    def begin(s: Any, x: Any, b: Any) -> Any:
+        x.require(s.step == 0)
+        return s.replace(step=1)
+
+    @rule("MTG 514.3", "the turn ends")
+    def end(s: Any, x: Any, b: Any) -> Any:
+        x.require(s.step == 1)
+        x.within(s.turn + 1 <= b.turns, "turns")
+        return s.replace(turn=s.turn + 1, step=0)
+
+    return RuleSet(
+        name="clock",
+        game="MTG",
+        version="test",
+        description="a clock",
+        rules=(begin, end),
+        bound_specs=(BoundSpec("turns", 1, 1, 3, "turns"),),
+        schema=lambda b: Schema(_Clock, {"turn": IntRange(0, b.turns), "step": IntRange(0, 1)}),
+        initial=lambda b: [_Clock.make(turn=0, step=0)],
+        terminal=lambda s, x, b: s.turn == b.turns,
+    )
+
+
+def test_terminal_states_are_absorbing_in_both_engines() -> None:
+    """After the last turn nothing happens: the explicit engine never expands a terminal state,
+    and the symbolic transition formula has no successor of one, so a state past the end is
+    unreachable for both (without the guard, Z3 would witness it with a trace no replay
+    follows)."""
+    rs = _clock_rules()
+    model = Model(rs)
+    past_end = reachable(
+        "past-the-end",
+        "a step begins after the game is over",
+        lambda s, x, b, m: x.And(s.turn == b.turns, s.step == 1),
+    )
+    (ex,) = explicit.check_properties(model, [past_end])
+    assert ex.verdict is Verdict.EXHAUSTIVE and ex.states == 3
+    (sym,) = check_properties(model, [past_end], timeout_s=20, jobs=0)
+    assert sym.verdict is Verdict.PROVED, sym.reason
+    enc = Encoding(model)
+    solver = z3.Solver()
+    solver.add(enc.var("turn", 0) == 1, enc.var("step", 0) == 0, enc.transition(0))
+    assert solver.check() == z3.unsat
