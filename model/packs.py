@@ -190,6 +190,7 @@ class Core:
     mutants: tuple[Mutant, ...] = field(default=(), repr=False)
     variants: Mapping[str, tuple[Amendment, ...]] = field(default_factory=dict, repr=False)
     aliases: tuple[Alias, ...] = ()
+    sections: tuple[tuple[str, str], ...] = ()
     zones: tuple[str, ...] = ("battlefield", "hand")
     kind_enum: str = "Obj"
     #: The game's card library, by key (a function, so that the library's modules may import
@@ -439,6 +440,7 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         mutants=mutants,
         variants=dict(core.variants),
         aliases=core.aliases,
+        sections=core.sections,
         setup=setup,
     )
 

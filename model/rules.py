@@ -347,6 +347,10 @@ class RuleSet:
     variants: Mapping[str, tuple[Amendment, ...]] = field(default_factory=dict, repr=False)
     aliases: tuple[Alias, ...] = ()
     amended: tuple[str, ...] = ()
+    #: Today's sections that the rule set knows of, modelled or not (``("MTG 723", "Controlling
+    #: Another Player")``): a number under one of them is today's number, even where an old
+    #: edition used it for something else.
+    sections: tuple[tuple[str, str], ...] = ()
     #: What the rules read besides the bounds (``Bounds.setup``): for a rule set composed from a
     #: core and card packs, the composition (:class:`turnproof.model.packs.Setup`).
     setup: Any = field(default=None, repr=False)
@@ -367,22 +371,56 @@ class RuleSet:
         game = (m.group("game") or self.game).upper()
         num, edition = m.group("num"), m.group("ed")
         full = f"{game} {num}"
-        if edition is None and any(_under(r.citation, full) for r in self.rules):
+        editions = sorted({a.edition for a in self.aliases})
+        if edition is not None and edition not in editions:
+            raise UnknownNameError(
+                f"edition (in {citation!r})", edition, editions, plural="editions with old numbers"
+            )
+        if edition is None and self.is_current(full):
             return full
-        matches = []
+        matches = self.old_meanings(full, edition)
+        if len({new for _, new in matches}) == 1:
+            return matches[0][1]
+        if matches:
+            shown = "; ".join(f"{num}@{ed} is today's {new}" for ed, new in matches)
+            raise AmendmentError(
+                f"old rule number {citation!r} is ambiguous: {shown}; add the edition"
+            )
+        return full
+
+    def is_current(self, citation: str) -> bool:
+        """``citation`` is a number of today's rules: a rule cites it, or it lies under one of
+        today's sections the rule set knows of."""
+        return any(_under(r.citation, citation) for r in self.rules) or any(
+            _under(citation, sec) for sec, _ in self.sections
+        )
+
+    def old_meanings(self, citation: str, edition: str | None = None) -> list[tuple[str, str]]:
+        """``(edition, today's number)`` for each old edition in which ``citation`` (``MTG
+        722.1``) had another number (only ``edition``'s, when given)."""
+        out = []
         for alias in self.aliases:
             if edition is not None and alias.edition != edition:
                 continue
-            if _under(full, alias.old):
-                matches.append(alias.new + full[len(alias.old) :])
-        if len(set(matches)) == 1:
-            return matches[0]
-        if len(set(matches)) > 1:
-            raise AmendmentError(
-                f"old rule number {citation!r} is ambiguous: it names {', '.join(sorted(set(matches)))}; "
-                f"add the edition, e.g. {citation}@{self.aliases[0].edition}"
-            )
-        return full
+            if _under(citation, alias.old):
+                out.append((alias.edition, alias.new + citation[len(alias.old) :]))
+        return out
+
+    def explain_citation(self, citation: str) -> str:
+        """Why no rule answers to ``citation`` (today's): the section it lies in, if the rule
+        set knows it, and what the number meant in earlier editions."""
+        today = self.resolve_citation(citation)
+        parts = []
+        for sec, title in self.sections:
+            if _under(today, sec):
+                parts.append(
+                    f"{today} is in today's {sec} ({title}), which this rule set does not model"
+                )
+        num = today.split()[-1]
+        olds = [f"{num}@{ed} (today's {new})" for ed, new in self.old_meanings(today)]
+        if olds:
+            parts.append("in earlier editions write " + " or ".join(olds))
+        return "; ".join(parts)
 
     def find_rules(self, target: str) -> list[Rule]:
         """Rules named ``target``, or cited by it (after alias resolution, subrules included)."""

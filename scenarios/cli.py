@@ -572,7 +572,13 @@ def rules_command(ruleset: str | None, fmt: str, cite: str | None) -> int:
     today = rs.resolve_citation(cite)
     found = rs.find_rules(today)
     if not found:
-        raise UnknownNameError("rule citation", cite, [r.citation for r in rs.rules])
+        why = rs.explain_citation(cite)
+        if not why:
+            raise UnknownNameError("rule citation", cite, [r.citation for r in rs.rules])
+        raise TurnproofError(
+            f"no rule of {rs.name} answers to {cite!r}: {why}; rules cite "
+            f"{', '.join(sorted({r.citation for r in rs.rules}))}"
+        )
     if fmt == "json":
         cited = {"asked": cite, "today": today}
         click.echo(json_report.render_rules_json(rs, found, cited), nl=False)

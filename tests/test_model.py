@@ -77,16 +77,24 @@ def test_bounds_out_of_range_and_unknown():
 def test_rule_lookup_by_name_citation_and_old_number():
     assert MAGIC.find_rule("cleanup_discard").citation == "MTG 514.1"
     assert MAGIC.resolve_citation("716.1a") == "MTG 724.1a"
-    assert MAGIC.resolve_citation("MTG 116.3d") == "MTG 117.3d"
+    # 116 is today's Special Actions: an old 116 names its edition.
+    assert MAGIC.resolve_citation("MTG 116.3d") == "MTG 116.3d"
+    assert MAGIC.resolve_citation("MTG 116.3d@2019-06") == "MTG 117.3d"
     assert MAGIC.resolve_citation("MTG 723.1a@2025-11") == "MTG 724.1a"
+    # Today's 723.1 is controlling another player, not late 2025's ending the turn.
+    assert MAGIC.resolve_citation("723.1") == "MTG 723.1"
+    assert MAGIC.resolve_citation("MTG 722.1") == "MTG 722.1"  # today's Preparation Cards
+    why = MAGIC.explain_citation("MTG 722.1")
+    assert "today's MTG 722 (Preparation Cards)" in why
+    assert "722.1@2025-06 (today's MTG 724.1)" in why and "722.1@2025-11 (today's MTG 723.1)" in why
+    with pytest.raises(UnknownNameError, match="valid editions with old numbers: 2008, 2019"):
+        MAGIC.resolve_citation("MTG 716.1@1999")
     assert [r.name for r in MAGIC.find_rules("MTG 716.1")] == [
         "end_turn_a",
         "end_turn_b",
         "end_turn_d",
     ]
     assert MAGIC.find_rule("MTG 722.1b@2025-06").name == "end_turn_b"
-    with pytest.raises(AmendmentError, match="ambiguous"):
-        MAGIC.resolve_citation("MTG 722.1")  # 722 was both 'ending turns' and 'control'
 
 
 def test_amendments_yield_new_rule_sets():

@@ -36,6 +36,18 @@ ALIASES = (
     Alias("MTG 722", "MTG 723", "2025-11", "'Controlling Another Player' in late 2025"),
 )
 
+#: Today's sections that an old number may be confused with (the 2026 numbering; the digest's
+#: table of renumberings): under these, a number is today's.
+SECTIONS = (
+    ("MTG 116", "Special Actions"),
+    ("MTG 117", "Timing and Priority"),
+    ("MTG 714", "Saga Cards"),
+    ("MTG 721", "Station Cards"),
+    ("MTG 722", "Preparation Cards"),
+    ("MTG 723", "Controlling Another Player"),
+    ("MTG 724", "Ending Turns and Phases"),
+)
+
 CORE = Core(
     name="magic",
     game="MTG",
@@ -56,6 +68,7 @@ CORE = Core(
     mutants=MUTANTS,
     variants=VARIANTS,
     aliases=ALIASES,
+    sections=SECTIONS,
     zones=("battlefield", "hand"),
     library=lambda: LIBRARY,
     item=lambda ctrl, what, n: Item(ctrl, what, n, False),
