@@ -557,13 +557,14 @@ def check_terminates(ex: Exploration, prop: Property, t0: float) -> PropertyResu
     loop_edges = _shortest_cycle(ex, entry, comp)
     stem = ex.path_to(entry)
     trace = build_trace(ex, stem + loop_edges, loop_start=len(stem))
-    exits = _loop_exits(ex, loop_edges, comp)
+    exits, forced = _loop_exits(ex, loop_edges, inside)
     trace = Trace(
         initial=trace.initial,
         steps=trace.steps,
         loop_start=trace.loop_start,
         exits=tuple(exits),
         final=trace.final,
+        forced=forced,
     )
     return _result(ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace)
 
@@ -594,22 +595,57 @@ def _shortest_cycle(ex: Exploration, entry: int, comp: set[int]) -> list[int]:
     raise AssertionError("a cyclic component always holds a cycle through each of its nodes")
 
 
-def _loop_exits(ex: Exploration, loop_edges: list[int], comp: set[int]) -> list[LoopExit]:
-    """The choices along the loop that lead out of its strongly connected component: who could
-    break the loop, and how. Empty when every step of the loop is forced."""
+def leaves_region(ex: Exploration, start: int, inside: set[int], avoid: set[int]) -> bool:
+    """From node ``start``, the game can leave the region ``inside``, or end (a terminal
+    state), without passing through a node of ``avoid`` (the loop): a search over the explored
+    edges."""
     x, b = ConcreteOps(), ex.model.bounds
+
+    def out(n: int) -> bool:
+        return n not in inside or bool(ex.model.ruleset.terminal(ex.state(n), x, b))
+
+    if out(start):
+        return True
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        n = queue.popleft()
+        for e in ex.out_edges(n):
+            d = ex.dst[e]
+            if out(d):
+                return True
+            if d not in seen and d not in avoid:
+                seen.add(d)
+                queue.append(d)
+    return False
+
+
+def _loop_exits(
+    ex: Exploration, loop_edges: list[int], inside: set[int]
+) -> tuple[list[LoopExit], bool]:
+    """The moves on the loop after which the game can leave the region without coming back to
+    the loop (at once, or by later steps): who could break the loop, and how. A move after
+    which every way on stays in the region, or comes back to the loop, only delays it and is
+    no exit. Also whether the loop is forced: no state on it has more than one move."""
+    x, b = ConcreteOps(), ex.model.bounds
+    on_loop = {ex.src[e] for e in loop_edges}
     exits: list[LoopExit] = []
+    forced = True
     for pos, e in enumerate(loop_edges):
         n = ex.src[e]
-        for alt in ex.out_edges(n):
-            if ex.dst[alt] in comp:
+        moves = ex.out_edges(n)
+        if len(moves) > 1:
+            forced = False
+        for alt in moves:
+            d = ex.dst[alt]
+            if alt == e or d in on_loop or not leaves_region(ex, d, inside, on_loop):
                 continue
             action = ex.model.actions[ex.act[alt]]
-            d = action.decider(ex.state(n), x, b)
+            who = action.decider(ex.state(n), x, b)
             exits.append(
-                LoopExit(pos, None if d is None else int(d), action.rule.citation, action.label)
+                LoopExit(pos, None if who is None else int(who), action.rule.citation, action.label)
             )
-    return exits
+    return exits, forced
 
 
 CHECKS = {

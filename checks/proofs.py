@@ -835,14 +835,15 @@ def check_terminates(
             found, guided = followed, GUIDED
     if found.status == "found" and found.trace is not None and found.loop_start is not None:
         trace = found.trace
-        exits = loop_exits(enc, found, prop.pred, trace.bounds)
+        computed = loop_exits(enc, found, prop.pred, trace.bounds)
         trace = Trace(
             trace.initial,
             trace.steps,
             found.loop_start,
-            None if exits is None else tuple(exits),
+            None if computed is None else tuple(computed[0]),
             trace.final,
             trace.bounds,
+            forced=None if computed is None else computed[1],
         )
         return result(model, prop, Verdict.VIOLATED, trace=trace, reason=guided)
     return result(
@@ -888,16 +889,22 @@ def _ranked_under_invariant(
     )
 
 
+#: States a concrete search from a move on a lasso visits at most, to decide whether the
+#: region can be left after it; beyond, the move is listed as an exit that was not decided.
+EXIT_SEARCH_STATES = 50_000
+
+
 def loop_exits(
     enc: Encoding,
     found: BmcOutcome,
     region: Callable[..., Any],
     opened: Mapping[str, int] | None = None,
-) -> list[LoopExit] | None:
-    """The choices along the loop that leave the region (computed concretely on the decoded
-    states, with the lasso's values of the open bounds): who could break the loop, and how.
-    Empty when every step of the loop is forced; ``None`` when the rules cannot run with those
-    values (one lies outside the range the rule set supports)."""
+) -> tuple[list[LoopExit], bool] | None:
+    """The moves on the loop after which the game can leave the region without coming back to
+    the loop (computed concretely from the decoded states, with the lasso's values of the open
+    bounds): who could break the loop, and how; and whether the loop is forced (no state on it
+    has more than one move). ``None`` when the rules cannot run with those values (one lies
+    outside the range the rule set supports)."""
     assert found.loop_start is not None
     model = enc.model
     if opened:
@@ -906,19 +913,57 @@ def loop_exits(
         except BoundsError:
             return None
     x, b = ConcreteOps(), model.bounds
-    exits = []
-    for pos, (s, m) in enumerate(found.states[found.loop_start : -1]):
+    loop = found.states[found.loop_start : -1]
+    on_loop = set(loop)
+
+    def moves(node: tuple[State, Any]) -> list[tuple[Any, tuple[State, Any]]]:
+        s, m = node
+        out = []
         for a, t, _ in concrete_moves(model, s):
             if t is None:
                 continue
             mt = None
             if enc.monitor_cls is not None:
                 mt = enc.monitor_cls(*(mon.update(s, t, a.rule, m, x, b) for mon in enc.monitors))
-            if region(t, x, b, mt):
+            out.append((a, (t, mt)))
+        return out
+
+    def inside(node: tuple[State, Any]) -> bool:
+        """In the region, and the game is not over there."""
+        return bool(region(node[0], x, b, node[1])) and not model.is_terminal(node[0], x)
+
+    def can_leave(start: tuple[State, Any]) -> bool:
+        if not inside(start):
+            return True
+        seen, queue = {start}, [start]
+        while queue:
+            if len(seen) > EXIT_SEARCH_STATES:
+                return True  # not decided: listed, so that no way out is hidden
+            node = queue.pop()
+            for _, nxt in moves(node):
+                if not inside(nxt):
+                    return True
+                if nxt not in seen and nxt not in on_loop:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        return False
+
+    exits = []
+    forced = True
+    for pos, node in enumerate(loop):
+        here = moves(node)
+        if len(here) > 1:
+            forced = False
+        following = loop[(pos + 1) % len(loop)]
+        took = found.actions[found.loop_start + pos]
+        for a, nxt in here:
+            if (a.index == took.index and nxt == following) or nxt in on_loop:
                 continue
-            d = a.decider(s, x, b)
-            exits.append(LoopExit(pos, None if d is None else int(d), a.rule.citation, a.label))
-    return exits
+            if not can_leave(nxt):
+                continue
+            who = a.decider(node[0], x, b)
+            exits.append(LoopExit(pos, None if who is None else int(who), a.rule.citation, a.label))
+    return exits, forced
 
 
 # -- bounds ---------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ Verdicts are honest (see DESIGN.md):
 
 from __future__ import annotations
 
+import copy
+import json
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -56,7 +58,8 @@ class TraceStep:
 
 @dataclass(frozen=True)
 class LoopExit:
-    """A way out of a loop: at loop position ``at``, ``decider`` could choose ``name`` instead."""
+    """A way out of a loop: at loop position ``at``, ``decider`` could choose ``name`` instead,
+    and after it the game can leave the region (at once, or by later steps)."""
 
     at: int
     decider: int | None
@@ -75,13 +78,16 @@ class Trace:
     initial: dict[str, Any]
     steps: tuple[TraceStep, ...]
     loop_start: int | None = None
-    # Ways out of the loop; None when the engine did not compute them (an empty tuple means it
-    # did, and found none: every step of the loop is forced).
+    # Ways out of the loop: moves on it after which the region can be left; None when the
+    # engine did not compute them (an empty tuple means it did, and found none).
     exits: tuple[LoopExit, ...] | None = ()
     final: dict[str, Any] | None = None
     # The values of the bounds a symbolic search left open, for this trace (the rules ran with
     # them); empty when every bound had its value in the report.
     bounds: dict[str, int] = field(default_factory=dict)
+    # For a lasso: True when no player has a choice anywhere on the loop (every state on it has
+    # one move), False when some state on it has several, None when not computed.
+    forced: bool | None = None
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -96,7 +102,35 @@ class Trace:
         if self.loop_start is not None:
             out["loop_start"] = self.loop_start
             out["loop_exits"] = _exits_json(self.exits)
+            out["loop_forced"] = self.forced
         return out
+
+
+def trace_states(trace: Trace) -> list[dict[str, Any]]:
+    """The described states along a trace: the initial one, then each step's changes applied."""
+    states = [copy.deepcopy(trace.initial)]
+    for step in trace.steps:
+        nxt = copy.deepcopy(states[-1])
+        for path, (_, new) in step.changed.items():
+            nxt[path] = new
+        states.append(nxt)
+    return states
+
+
+def loop_exits_by_state(trace: Trace) -> tuple[frozenset[str], frozenset[tuple[str, ...]]] | None:
+    """For a lasso with computed exits: the loop's states, and each exit as (the state it is
+    taken in, rule, rule instance, decider), all as canonical text, so that two engines' loops
+    and exits can be compared whatever state the loop was entered at."""
+
+    if trace.loop_start is None or trace.exits is None:
+        return None
+    states = trace_states(trace)
+    loop = states[trace.loop_start : len(states) - 1]
+    text = [json.dumps(s, sort_keys=True) for s in loop]
+    exits = frozenset(
+        (text[e.at], e.rule, e.name, str(e.decider)) for e in trace.exits if e.at < len(text)
+    )
+    return frozenset(text), exits
 
 
 def _exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | None:
@@ -206,6 +240,7 @@ class PropertyResult:
             if self.trace.loop_start is not None:
                 out["loop_start"] = self.trace.loop_start
                 out["loop_exits"] = _exits_json(self.trace.exits)
+                out["loop_forced"] = self.trace.forced
         return out
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 from turnproof.checks import explicit
 from turnproof.checks.explicit import Limits, Progress
-from turnproof.checks.results import CheckReport, PropertyResult, Verdict
+from turnproof.checks.results import CheckReport, PropertyResult, Verdict, loop_exits_by_state
 from turnproof.model.errors import BoundsError, TurnproofError, UnknownNameError, choices_text
 from turnproof.model.packs import with_cards
 from turnproof.model.properties import Mutant, Property
@@ -272,6 +272,26 @@ def find_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
     return f"engines disagree: {a.engine} says {a.verdict.value}, {b.engine} says {b.verdict.value}"
 
 
+def find_exit_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
+    """Both engines found a loop and listed who could break it: when it is the same loop, the
+    exits must be the same moves."""
+    if a.trace is None or b.trace is None:
+        return None
+    la, lb = loop_exits_by_state(a.trace), loop_exits_by_state(b.trace)
+    if la is None or lb is None or la[0] != lb[0]:
+        return None  # not the same loop: each engine's exits answer about its own
+    if la[1] == lb[1] and a.trace.forced == b.trace.forced:
+        return None
+
+    def shown(exits: frozenset[tuple[str, ...]]) -> str:
+        return ", ".join(sorted(f"{rule} {name}" for _, rule, name, _ in exits)) or "none"
+
+    return (
+        f"engines disagree on who can break the same loop: {a.engine} lists {shown(la[1])}, "
+        f"{b.engine} lists {shown(lb[1])}"
+    )
+
+
 def disagreement_result(a: PropertyResult, b: PropertyResult, reason: str) -> PropertyResult:
     """The failing result that records a contradiction between two engines on one property."""
     return PropertyResult(
@@ -357,7 +377,7 @@ def run_check(
         row = [by_name[e][prop.name] for e in order]
         results.extend(row)
         if len(row) == 2:
-            reason = find_disagreement(row[0], row[1])
+            reason = find_disagreement(row[0], row[1]) or find_exit_disagreement(row[0], row[1])
             if reason is not None:
                 results.append(disagreement_result(row[0], row[1], reason))
 

@@ -466,11 +466,18 @@ def _loop_exits(trace: Trace, exits_known: bool) -> list[str]:
             "the explicit engine (--engine explicit) lists the ways out"
         ]
     if not trace.exits:
+        if trace.forced is False:
+            return [
+                "nobody can break this loop: players have choices on it, but after each of them "
+                "the game stays in the region (the choices only delay the loop)"
+            ]
+        if trace.forced is None:
+            return ["nobody can break this loop: no move on it leads out of the region"]
         line = "nobody can break this loop: every step is forced (a mandatory loop"
         if any(s.rule.startswith("MTG ") for s in trace.steps):
             line += "; MTG 104.4b makes the game a draw"
         return [line + ")"]
-    lines = ["who could break the loop:"]
+    lines = ["ways off the loop (after each, the game can leave the region without coming back):"]
     for e in trace.exits:
         step = trace.loop_start + e.at + 1
         where = f"at step {step} (in state {step - 1})"
@@ -478,7 +485,7 @@ def _loop_exits(trace: Trace, exits_known: bool) -> list[str]:
         if e.decider is None:
             lines.append(f"  no player decides, but the rules allow leaving {where} by {choice}")
         else:
-            lines.append(f"  player {e.decider} could break the loop {where} by choosing {choice}")
+            lines.append(f"  player {e.decider} can leave the loop {where} by choosing {choice}")
     return lines
 
 

@@ -7,7 +7,7 @@ from turnproof.checks.explicit import check_properties, explore, rule_coverage
 from turnproof.checks.results import Verdict
 from turnproof.model.magic import DEFAULT_CARDS, MAGIC, compose_magic
 from turnproof.model.packs import mutant_ruleset
-from turnproof.model.rules import Model
+from turnproof.model.rules import Model, Remove
 
 SMALL = {"turns": 1}
 
@@ -45,6 +45,42 @@ def test_mutant_is_caught(mutant):
         if r.verdict is Verdict.VIOLATED:
             assert r.trace is not None and len(r.trace.steps) > 0
             assert all(step.rule.startswith("MTG ") for step in r.trace.steps)
+
+
+def _lasso(rs, bounds):
+    (r,) = check_properties(Model(rs, bounds), [rs.property("cleanup-terminates")])
+    assert r.verdict is Verdict.VIOLATED and r.trace.loop_start is not None
+    return r.trace
+
+
+def test_a_loop_exit_is_a_move_after_which_the_region_can_be_left():
+    """A card that keeps creating triggers, and an instant: casting it in a cleanup window
+    leaves the active player with seven cards, so the next cleanup step discards nothing and
+    the turn ends. Only such moves are exits (issue 9: the engine listed moves that merely left
+    the loop's strongly connected component)."""
+    bounds = {"turns": 1, "actions": 1, "hand0": 7, "mana": 0}
+    trace = _lasso(compose_magic([("endless-rielle", 0), ("pump", None)]), bounds)
+    assert trace.forced is False
+    assert {e.name for e in trace.exits} == {"cast(card=PUMP)"}
+    assert 0 in {e.decider for e in trace.exits}
+
+
+def test_moves_that_only_delay_a_loop_are_no_exits():
+    """The same loop, but only the other player holds the instant: casting it changes nothing
+    the discards depend on, so every way on comes back to the loop. Players have choices, and
+    the loop is not forced, but nobody can break it."""
+    bounds = {"turns": 1, "actions": 1, "hand0": 7, "mana": 0}
+    trace = _lasso(compose_magic([("endless-rielle", 0), ("pump", 1)]), bounds)
+    assert trace.exits == () and trace.forced is False
+
+
+def test_a_loop_without_choices_is_forced():
+    """Priority in every cleanup step and no way for the step to end without it: the only
+    move in each state of the loop is the next one (a mandatory loop, 104.4b)."""
+    rs = mutant_ruleset(compose_magic([]), MAGIC.mutant("cleanup-always-priority"))
+    rs = rs.amend(Remove("cleanup_ends_turn"))
+    trace = _lasso(rs, {"turns": 1, "actions": 0, "mana": 0})
+    assert trace.exits == () and trace.forced is True
 
 
 def test_termination_counterexample_is_a_lasso_with_who_can_break_it():

@@ -91,7 +91,7 @@ def sample_report() -> CheckReport:
             "mandatory-loop",
             Verdict.VIOLATED,
             kind="terminates",
-            trace=Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1),
+            trace=Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1, forced=True),
         ),
         result(
             "forced-by-rules",
@@ -168,12 +168,20 @@ def test_trace_tells_the_story() -> None:
 
 
 def test_mandatory_magic_loop_cites_the_draw_rule() -> None:
-    story = text.render_trace(Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1))
+    story = text.render_trace(Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1, forced=True))
     assert "── loop starts here ──" in story
     assert "state 2 = state 1: the loop closes" in story
     assert story.endswith(
         "nobody can break this loop: every step is forced "
         "(a mandatory loop; MTG 104.4b makes the game a draw)"
+    )
+
+
+def test_a_loop_with_choices_that_only_delay_it_says_so() -> None:
+    story = text.render_trace(Trace(INITIAL, (CLEANUP, CLEANUP), loop_start=1, forced=False))
+    assert story.endswith(
+        "nobody can break this loop: players have choices on it, but after each of them the "
+        "game stays in the region (the choices only delay the loop)"
     )
 
 

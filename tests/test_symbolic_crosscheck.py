@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from turnproof.checks.crosscheck import CrosscheckReport, crosscheck
+from turnproof.checks.results import Verdict
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model, RuleSet
 
@@ -58,3 +59,28 @@ def test_engines_agree_on_small_bounds(name: str) -> None:
 def test_engines_agree_on_larger_bounds(name: str) -> None:
     rs = builtin_rulesets()[name]
     assert_agree(Model(rs, larger_bounds(rs)), depth=6, max_states=3_000)
+
+
+LASSOS = {
+    "exits": ([("endless-rielle", 0), ("pump", None)], {"hand0": 7}),
+    "delays": ([("endless-rielle", 0), ("pump", 1)], {"hand0": 7}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(LASSOS))
+def test_both_engines_list_the_same_loop_exits(case: str) -> None:
+    """The runner compares the engines' loop exits like their verdicts: on the same loop they
+    must name the same moves, and agree whether the loop is forced."""
+    from turnproof.checks.runner import run_check
+    from turnproof.model.magic import compose_magic
+
+    cards, bounds = LASSOS[case]
+    rs = compose_magic(cards)
+    model = Model(rs, {"turns": 1, "actions": 1, "mana": 0, **bounds})
+    report = run_check(model, [rs.property("cleanup-terminates")], ("explicit", "symbolic"))
+    explicit, symbolic = report.results[:2]
+    assert [r.kind for r in report.results] == ["terminates", "terminates"]  # no disagreement
+    assert explicit.verdict is symbolic.verdict is Verdict.VIOLATED
+    assert {e.name for e in explicit.trace.exits} == {e.name for e in symbolic.trace.exits}
+    assert explicit.trace.forced is symbolic.trace.forced is False
