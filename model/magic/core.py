@@ -743,7 +743,7 @@ def pass_end_step(
     params={"card": lambda b: b.setup.castable},
     when={"stage": Stage.PRIORITY},
 )
-def cast(s: MtgState, x: Any, b: Bounds, card: int) -> Any:
+def cast(s: MtgState, x: Any, b: Bounds, card: int, *, new_round: bool = True) -> Any:
     p = s.prio
     timing, owner = b.setup.cast[card]
     x.require(x.get(s.used, p) < b.actions)
@@ -757,7 +757,8 @@ def cast(s: MtgState, x: Any, b: Bounds, card: int) -> Any:
         hand=x.set(s.hand, p, x.get(s.hand, p) - 1),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
-        passes=0,
+        # After an action the passes start again: every other player gets priority back.
+        passes=0 if new_round else s.passes,
     )
 
 

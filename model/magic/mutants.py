@@ -126,6 +126,13 @@ MUTANTS = (
         ("step-ends-after-all-pass",),
     ),
     Mutant(
+        "cast-keeps-passes",
+        "a cast does not start the passes again, so a spell can resolve without every other "
+        "player getting priority back after it (117.4)",
+        (_derived("cast", "the passes are not counted again after a cast", new_round=False),),
+        ("resolves-after-all-pass",),
+    ),
+    Mutant(
         "mana-stays",
         "mana pools do not empty between steps",
         (_derived("pass_end_step", "mana does not empty when a step ends", mana_empties=False),),

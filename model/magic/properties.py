@@ -22,7 +22,7 @@ from turnproof.model.properties import (
     terminates,
 )
 from turnproof.model.rules import Bounds, Kind
-from turnproof.model.schema import BoolDomain, Term
+from turnproof.model.schema import BoolDomain, IntRange, Term
 
 #: The bounds the Magic claims hold for whatever their value: the number of turns, the maximum
 #: hand size, the number of effects of one duration, the actions per turn, the most damage marked
@@ -109,6 +109,27 @@ REPEATED = Monitor(
 )
 
 
+#: The rules by which the player with priority passes (117.3d), or passes as the last of all
+#: (117.4: the top object resolves; 500.2: the step ends).
+PASSES = ("MTG 117.3d", "MTG 117.4", "MTG 500.2")
+
+PASSED = Monitor(
+    "passed",
+    IntRange(0, 4),
+    init=lambda s, x, b: 0,
+    # Passes in succession, counted from the rules that fired (never from the rules' own
+    # ``passes`` counter, which a wrong rule could fail to reset): a pass adds one; any other
+    # player's action, a resolution or a new step starts the count again.
+    update=lambda s, t, r, m, x, b: (
+        x.If(step_begins(t), 0, x.Min(m.passed + 1, b.players))
+        if r.citation == "MTG 117.3d"
+        else 0
+        if r.kind is Kind.CHOICE or r.citation in PASSES
+        else m.passed
+    ),
+)
+
+
 def _apnap_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     """A trigger put on the stack from the waiting ones belongs to the first player in APNAP
     order who still has one waiting."""
@@ -168,7 +189,12 @@ def _end_turn_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) ->
 
 def _step_end_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     ends = x.And(s.stage == Stage.PRIORITY, step_begins(t))
-    return x.Implies(ends, x.And(s.passes == b.players - 1, x.seq_is_empty(s.stack)))
+    return x.Implies(ends, x.And(m.passed == b.players - 1, x.seq_is_empty(s.stack)))
+
+
+def _resolves_ok(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    starts = x.And(s.stage == Stage.PRIORITY, t.stage == Stage.RESOLVING)
+    return x.Implies(starts, m.passed == b.players - 1)
 
 
 def _mana_empty(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
@@ -278,9 +304,22 @@ PROPERTIES = (
     ),
     step(
         "step-ends-after-all-pass",
-        "a step with priority ends only after all players pass in succession with an empty stack",
+        "a step with priority ends only after all players pass in succession with an empty stack "
+        "(the passes are counted from the rules that fired)",
         _step_end_ok,
+        monitors=(PASSED,),
         citations=("MTG 117.4", "MTG 500.2"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "resolves-after-all-pass",
+        "the top object resolves only after all players pass in succession: after any action, "
+        "every other player gets priority back before anything resolves (the passes are "
+        "counted from the rules that fired)",
+        _resolves_ok,
+        monitors=(PASSED,),
+        antecedent=lambda s, x, b, m: x.And(s.stage == Stage.PRIORITY, s.stack.length > 0),
+        citations=("MTG 117.4", "MTG 117.3c", "MTG 117.3d"),
         for_all=FOR_ALL,
     ),
     always(
