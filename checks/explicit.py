@@ -37,10 +37,11 @@ from turnproof.checks.results import (
     Verdict,
 )
 from turnproof.checks.traces import step_record
+from turnproof.model.errors import ModelError, SchemaError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Property, monitor_class
 from turnproof.model.rules import Model
-from turnproof.model.schema import Leaf, State
+from turnproof.model.schema import Leaf, State, fits_checker
 
 Progress = Callable[[int, int, int], None]
 """``progress(expanded, discovered, transitions)``, called every few thousand states."""
@@ -193,6 +194,7 @@ def explore(
     if mons:
         mcls = monitor_class(tuple(m.name for m in mons))
 
+    fits = fits_checker(model.schema)
     nodes: list[Any] = []
     index: dict[Any, int] = {}
     src, dst, act, parent = array("i"), array("i"), array("i"), array("i")
@@ -243,6 +245,8 @@ def explore(
                 t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
             j = lookup(t)
             if j is None:
+                if not fits(t[0] if mons else t):
+                    raise out_of_domain(model, nodes, parent, src, act, i, ai, t[0] if mons else t)
                 if len(nodes) >= state_cap:
                     complete = False
                     reason = f"state limit of {max_states} states reached"
@@ -274,6 +278,41 @@ def explore(
         seconds=time.perf_counter() - start,
         bound_cuts=cuts,
         cut_nodes=cut_nodes,
+    )
+
+
+def out_of_domain(
+    model: Model,
+    nodes: list[Any],
+    parent: array,
+    src: array,
+    act: array,
+    i: int,
+    ai: int,
+    bad: State,
+) -> ModelError:
+    """The error for a rule that took node ``i`` to a state outside the schema's domains."""
+    depth = 0
+    while parent[i] >= 0:
+        i = src[parent[i]]
+        depth += 1
+    return domain_error(model, model.actions[ai], bad, depth)
+
+
+def domain_error(model: Model, action: Any, bad: State, depth: int) -> ModelError:
+    """A rule gives a field a value outside its domain: name the rule, the field and the value
+    (shared by both engines, so that they report it alike)."""
+    field = "a field"
+    try:
+        model.schema.check(bad, ConcreteOps())
+    except SchemaError as exc:
+        field = str(exc).removeprefix("field ")
+    card = f" (card: {action.rule.card})" if action.rule.card else ""
+    return ModelError(
+        f"rule {action.rule.citation} {action.label}{card} gives {field}, in a state reached in "
+        f"{depth} step{'' if depth == 1 else 's'}: a rule that would leave a field's domain must "
+        "say so with x.within "
+        "(a declared bound), or the field's domain must be wider"
     )
 
 

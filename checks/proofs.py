@@ -55,7 +55,7 @@ from turnproof.model.errors import BoundsError
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Property
 from turnproof.model.rules import Model
-from turnproof.model.schema import State
+from turnproof.model.schema import State, fits_checker
 
 # -- reachability questions -----------------------------------------------------------------------
 
@@ -978,12 +978,20 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
 
     def cut(bound: str) -> Target:
         def target(k: int) -> Any:
+            if bound == DOMAIN:
+                return enc.leaves_domain(k)
             live = z3.Not(enc.is_terminal(k))
             return z3.And(live, enc.cut(k, bound))
 
         return target
 
     remaining = enc.bound_names()
+    domain_error = ""
+    # First the one-step question: does any rule, from any well-formed state (whatever the
+    # open bounds), leave a field's domain? Usually not, since such rules declare their bounds
+    # with x.within; then no reachable transition does either. Otherwise: reachability.
+    if solve(z3.And(enc.well_formed(0), enc.leaves_domain(0)), Deadline(timeout_s / 4)) != z3.unsat:
+        remaining.append(DOMAIN)
     reached: dict[str, int] = {}
     unrolling = Unrolling(enc)
     reasons: list[str] = []
@@ -996,6 +1004,10 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
         answer, zm = unrolling.check_at(k, z3.Or(*(cut(b)(k) for b in remaining)), search)
         if answer == z3.sat:
             hit = [b for b in remaining if z3.is_true(zm.eval(cut(b)(k), model_completion=True))]
+            if DOMAIN in hit:
+                domain_error = _domain_error(enc, zm, k)
+                hit.remove(DOMAIN)
+                remaining.remove(DOMAIN)
             reached.update((b, k) for b in hit)
             remaining = [b for b in remaining if b not in hit]
             continue
@@ -1017,6 +1029,43 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
         else:
             undecided.append(bound)
             spacer_reasons.setdefault(answer.reason, []).append(bound)
+    domain_undecided = ""
+    if DOMAIN in undecided:
+        undecided.remove(DOMAIN)
+        why = [r for r, which in spacer_reasons.items() if DOMAIN in which]
+        domain_undecided = "; ".join(why) or "not proved"
+        for which in spacer_reasons.values():
+            if DOMAIN in which:
+                which.remove(DOMAIN)
+    if DOMAIN in unreached:
+        unreached.remove(DOMAIN)
     for why, which in spacer_reasons.items():
+        if not which:
+            continue
         reasons.append(why if len(which) == len(undecided) else f"{why} ({', '.join(which)})")
-    return BoundsOutcome(reached, unreached, undecided, "; ".join(reasons))
+    return BoundsOutcome(
+        reached,
+        unreached,
+        undecided,
+        "; ".join(reasons),
+        domain_error=domain_error,
+        domain_undecided=domain_undecided,
+    )
+
+
+#: The name under which :func:`bounds_reached` asks whether a rule leaves a field's domain.
+DOMAIN = "(domain)"
+
+
+def _domain_error(enc: Encoding, zm: Any, k: int) -> str:
+    """The modelling error for a state of step ``k`` (in the Z3 model ``zm``) from which a rule
+    instance leaves the schema's domains: the same words as the explicit engine's."""
+    from turnproof.checks.explicit import domain_error
+
+    state, _ = enc.decode(zm, k)
+    model = enc.model
+    fits = fits_checker(model.schema)
+    for a, t, _ in concrete_moves(model, state):
+        if t is not None and not fits(t):
+            return str(domain_error(model, a, t, k))
+    return f"a rule leaves a field's domain from a state reached in {k} steps"

@@ -17,7 +17,8 @@ fails its expectation (exit code 1), even for a property that is expected to be 
 answers contradict each other when one engine says ``VIOLATED`` and the other ``PROVED`` or
 ``EXHAUSTIVE``, or, for a "can this happen?" query, one says ``WITNESSED`` and the other
 ``EXHAUSTIVE`` (no such state within the bounds). ``UNKNOWN`` contradicts nothing: it is not an
-answer. ``PROVED`` and ``EXHAUSTIVE`` agree (one is unbounded, the other is not, and both hold).
+answer. ``PROVED`` and ``EXHAUSTIVE`` agree (one is unbounded, the other is not, and both hold);
+``WITNESSED`` contradicts both (for a "can this happen?" query, PROVED means proved unreachable).
 A trace that the symbolic engine found with other values of the bounds it left open (``--for-all``
 or a property's ``for_all``) contradicts nothing either: it answers another instance.
 """
@@ -258,10 +259,11 @@ def explicit_traces(results: Sequence[PropertyResult]) -> dict[str, tuple[str, .
 def find_disagreement(a: PropertyResult, b: PropertyResult) -> str | None:
     """Why the two results contradict each other, or None when they do not (see module doc)."""
     pair = {a.verdict, b.verdict}
-    contradiction = (Verdict.VIOLATED in pair and bool(pair & set(_HOLDS))) or pair == {
-        Verdict.WITNESSED,
-        Verdict.EXHAUSTIVE,
-    }
+    # A violation against a pass; a witness against "no such state" (EXHAUSTIVE within the
+    # bounds, or PROVED unreachable).
+    contradiction = (Verdict.VIOLATED in pair and bool(pair & set(_HOLDS))) or (
+        Verdict.WITNESSED in pair and bool(pair & set(_HOLDS))
+    )
     if not contradiction:
         return None
     for r in (a, b):

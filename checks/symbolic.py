@@ -47,7 +47,7 @@ from typing import Any
 import z3
 from turnproof.checks.results import PropertyResult, Trace, Verdict
 from turnproof.checks.traces import step_record
-from turnproof.model.errors import BoundsError, UnknownNameError
+from turnproof.model.errors import BoundsError, ModelError, UnknownNameError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
 from turnproof.model.properties import Monitor, Property, _monitor_class
 from turnproof.model.rules import Action, Bounds, BoundSpec, Model
@@ -677,6 +677,22 @@ class Encoding:
         """Some rule instance would leave ``bound`` in the state of step ``k``."""
         return z3.Or(*(ap.cuts.get(bound, False) for ap in self.applied(k)))
 
+    def leaves_domain(self, k: int) -> Any:
+        """Some rule instance, enabled in the state of step ``k``, computes a successor outside
+        the schema's domains: the transition formula (which asks for a well-formed step
+        ``k + 1``) would silently drop it, while the explicit engine would keep it."""
+        x = self.ops()
+        sch = self.schema_at(k)
+        parts = []
+        for ap in self.applied(k):
+            if ap.successor is None:
+                continue
+            fits = to_bool(sch.well_formed(ap.successor, x))
+            if z3.is_true(fits):
+                continue
+            parts.append(z3.And(ap.enabled, z3.Not(fits)))
+        return z3.Or(*parts) if parts else z3.BoolVal(False)
+
     def bound_names(self) -> list[str]:
         """The bounds some rule guards with ``x.within``, sorted."""
         return sorted({b for ap in self.applied(0) for b in ap.cuts})
@@ -945,6 +961,8 @@ def check_properties(
             )
             for p in properties
         ]
+    if bounds.domain_error:
+        raise ModelError(bounds.domain_error)
     for r in results:
         bounds.apply(r)
     return results
@@ -1014,10 +1032,21 @@ class BoundsOutcome:
     unreached: list[str]
     undecided: list[str]
     reason: str = ""
+    #: A reachable transition to a state outside the schema's domains, described (the engines
+    #: treat it as a modelling error), or empty.
+    domain_error: str = ""
+    #: Why it was not decided whether such a transition is reachable; empty when it was.
+    domain_undecided: str = ""
 
     def apply(self, r: PropertyResult) -> None:
         """Record the outcome on a property's result."""
         r.bounds_reached = dict(self.reached)
+        if self.domain_undecided and r.verdict is Verdict.PROVED:
+            note = (
+                "proved for the transitions that keep every field in its domain; not decided "
+                f"whether a reachable one leaves it ({self.domain_undecided})"
+            )
+            r.reason = f"{r.reason}; {note}" if r.reason else note
         # A bound the result holds for whatever its value needs no note on where it cuts.
         undecided = [b for b in self.undecided if b not in r.for_all]
         if undecided:

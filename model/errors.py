@@ -64,3 +64,8 @@ class ScenarioError(TurnproofError):
         self.line = line
         loc = f"{path}:{line}" if line is not None else path
         super().__init__(f"{loc}: {message}")
+
+
+class ModelError(TurnproofError):
+    """A rule set that is wrong as a model, whatever the input: a rule gives a field a value
+    outside the field's domain without declaring the bound (``x.within``)."""

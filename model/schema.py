@@ -392,6 +392,53 @@ class Schema:
                 raise SchemaError(f"field {name}={value!r} does not fit {dom!r}")
 
 
+def _fits(dom: Domain, ref: str, out: list[str]) -> None:
+    """Append Python conditions that the value at expression ``ref`` lies in ``dom`` (the
+    checks ``well_formed`` makes on a concrete value, unrolled)."""
+    if isinstance(dom, BoolDomain):
+        return
+    if isinstance(dom, Leaf):
+        out.append(f"{dom.lo} <= {ref} <= {dom.hi}")
+    elif isinstance(dom, RecordDomain):
+        for i, field in enumerate(dom.fields.values()):
+            _fits(field, f"{ref}[{i}]", out)
+    elif isinstance(dom, ArrayDomain):
+        out.append(f"len({ref}) == {dom.size}")
+        for i in range(dom.size):
+            _fits(dom.elem, f"{ref}[{i}]", out)
+    elif isinstance(dom, SeqDomain):
+        out.append(f"0 <= {ref}[0] <= {dom.capacity}")
+        for i in range(dom.capacity):
+            slot = f"{ref}[1][{i}]"
+            inner: list[str] = []
+            _fits(dom.elem, slot, inner)
+            live = " and ".join(inner) or "True"
+            out.append(f"(({live}) if {ref}[0] > {i} else {slot} == _E{id(dom)})")
+
+
+def fits_checker(schema: Schema) -> Callable[[State], bool]:
+    """A fast test that a concrete state lies in every field's domain (generated once per
+    schema, for the explicit engine, which tests every state it discovers); use
+    :meth:`Schema.check` to learn which field does not."""
+    conds: list[str] = []
+    empties: dict[str, Any] = {}
+    for i, dom in enumerate(schema.domains.values()):
+        _fits(dom, f"s[{i}]", conds)
+        _collect_empty(dom, empties)
+    src = "def fits(s):\n    return " + (" and ".join(conds) or "True") + "\n"
+    namespace: dict[str, Any] = dict(empties)
+    exec(src, namespace)  # noqa: S102 - generated from the schema's own domains only
+    return namespace["fits"]  # type: ignore[no-any-return]
+
+
+def _collect_empty(dom: Domain, out: dict[str, Any]) -> None:
+    if isinstance(dom, SeqDomain):
+        out[f"_E{id(dom)}"] = dom.empty_slot
+        _collect_empty(dom.elem, out)
+    elif isinstance(dom, ArrayDomain):
+        _collect_empty(dom.elem, out)
+
+
 def make_record(name: str, fields: Sequence[str]) -> type[tuple[Any, ...]]:
     """A NamedTuple class for record domains (kept for rule sets built from data)."""
     return NamedTuple(name, [(f, Any) for f in fields])  # type: ignore[return-value]

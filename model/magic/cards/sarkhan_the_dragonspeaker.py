@@ -33,12 +33,17 @@ KEY = "sarkhan-the-dragonspeaker"
     decider=prio,
     when={"stage": Stage.PRIORITY},
 )
-def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any, once_per_turn: bool = True) -> Any:
     c = me.controller
-    x.require(x.And(s.sark_here, x.Not(s.sark_used), s.prio == c, active(s, b) == c))
+    x.require(x.And(s.sark_here, s.prio == c, active(s, b) == c))
+    if once_per_turn:
+        x.require(x.Not(s.sark_used))
     x.require(x.Or(s.step == Step.MAIN1, s.step == Step.MAIN2))
     x.require(x.seq_is_empty(s.stack))
     x.require(s.used[c] < b.actions)
+    # His loyalty grows by one a turn at the most: the domain holds his starting loyalty plus
+    # one per turn, and a rule that went beyond would be cut here, not silently lost.
+    x.within(s.sark_loyalty + 1 <= b.loyalty + b.turns, "loyalty")
     return s.replace(
         stack=x.seq_push(s.stack, StackItem(c, kinds(b).SARKHAN, 0, False)),
         sark_loyalty=s.sark_loyalty + 1,
