@@ -403,6 +403,7 @@ def _result(
         bounds=dict(ex.model.bounds),
         bounds_reached=dict(sorted(ex.bound_cuts.items())),
         citations=prop.citations,
+        depth=ex.depth(ex.states - 1) if ex.states else 0,  # ids grow with depth
         **kw,
     )
 

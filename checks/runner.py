@@ -425,10 +425,11 @@ def state_count_result(
     )
     if found is not None:
         states, transitions, seconds = found.states, found.transitions, 0.0
-        complete = True
+        depth, complete = found.depth, True
     else:
         ex = explicit.explore(selection.model, limits=limits)
         states, transitions, seconds, complete = ex.states, ex.transitions, ex.seconds, ex.complete
+        depth = ex.depth(ex.states - 1) if ex.states else 0
     if not complete:
         verdict, reason = Verdict.UNKNOWN, "the exploration stopped before every state was found"
     elif states == expected:
@@ -450,4 +451,5 @@ def state_count_result(
         seconds=seconds,
         reason=reason,
         bounds=dict(selection.model.bounds),
+        depth=depth,
     )

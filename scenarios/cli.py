@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +44,7 @@ from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import RuleSet
 from turnproof.model.scenario import Scenario, SpecError
 from turnproof.reports import json_report, text
+from turnproof.reports.document import Run, build_report
 from turnproof.scenarios import loader
 
 PROG = "turnproof"
@@ -71,12 +73,14 @@ class TurnproofGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
         try:
             rv = super().main(
-                args=args,
+                args=argv,
                 prog_name=prog_name or PROG,
                 complete_var=complete_var,
                 standalone_mode=False,
+                obj={"argv": tuple(argv)},  # the exact command line, for the report's header
                 **extra,
             )
             code = rv if isinstance(rv, int) else 0
@@ -95,6 +99,13 @@ class TurnproofGroup(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+
+def _argv() -> tuple[str, ...]:
+    """The arguments the command line was given (after the program name)."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return tuple(obj.get("argv", ())) if isinstance(obj, dict) else ()
 
 
 def _target(name: str | None) -> RuleSet | Scenario:
@@ -398,6 +409,7 @@ def check_command(
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
     """
+    started = time.perf_counter()
     selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
     if engine is None and scenario is not None and scenario.engines:
         engine = (
@@ -413,9 +425,17 @@ def check_command(
         report = run_selection(
             selection, engines, limits, progress, on_engine=on_engine, open_bounds=for_all
         )
+    run = Run.measured(
+        _argv(),
+        started,
+        engine_note=note,
+        max_states=max_states,
+        max_seconds=max_seconds,
+    )
+    doc = build_report(report, run)
 
-    plain = text.render_check(report, note)
-    as_json = json_report.render_check_json(report)
+    plain = text.render_check(doc)
+    as_json = json_report.render_check_json(doc)
     written: list[Path] = []
     if out is not None:
         written = _write_atomically(out, {"report.json": as_json, "report.txt": plain})
@@ -424,13 +444,13 @@ def check_command(
         click.echo(as_json, nl=False)
     elif sys.stdout.isatty():
         console = Console(highlight=False)
-        console.print(text.render_header(report, note), markup=False, soft_wrap=True)
+        console.print(text.render_header(doc), markup=False, soft_wrap=True)
         console.print()
-        console.print(text.check_table_rich(report))
+        console.print(text.check_table_rich(doc))
         console.print()
-        console.print(text.render_details(report), markup=False, soft_wrap=True)
+        console.print(text.render_details(doc), markup=False, soft_wrap=True)
         console.print()
-        console.print(text.render_summary(report), markup=False, soft_wrap=True)
+        console.print(text.render_summary(doc), markup=False, soft_wrap=True)
     else:
         click.echo(plain, nl=False)
     for path in written:
@@ -518,7 +538,7 @@ def consistency_command(
             "bounds": dict(model.bounds),
             "engines": list(engines),
             "complete": complete,
-            "findings": [f.to_json() for f in findings],
+            "findings": [json_report.finding_json(f) for f in findings],
             "exit_code": code,
         }
         click.echo(json.dumps(doc, indent=2, sort_keys=True))
