@@ -595,16 +595,20 @@ def _summary(report: CheckReport, exit_code: int) -> tuple[str, ...]:
         parts.append(f"{unknown} unknown")
     lines = [", ".join(parts) + f" (exit code {exit_code})"]
     if report.coverage:
-        never = report.rules_never_fired()
-        fired = len(report.coverage) - len(never)
-        line = f"rule coverage: {fired} of {len(report.coverage)} rules fired within these bounds"
-        if never:
-            line += "; never fired (no verdict covers them): " + ", ".join(never)
-        lines.append(line)
+        lines.append(coverage_line(report))
     mutant = report.ruleset.get("mutant")
     if mutant:
         lines.append(mutant_verdict(report, mutant["name"], mutant["breaks"]))
     return tuple(lines)
+
+
+def coverage_line(report: CheckReport) -> str:
+    never = report.rules_never_fired()
+    fired = len(report.coverage) - len(never)
+    line = f"rule coverage: {fired} of {len(report.coverage)} rules fired within these bounds"
+    if never:
+        line += "; never fired (no verdict covers them): " + ", ".join(never)
+    return line
 
 
 def _figures(report: CheckReport, run: Run) -> tuple[tuple[str, str], ...]:

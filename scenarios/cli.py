@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -43,16 +42,13 @@ from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameErr
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import RuleSet
 from turnproof.model.scenario import Scenario, SpecError
-from turnproof.reports import json_report, text
-from turnproof.reports.document import Run, build_report
+from turnproof.reports import itf, json_report, junit, markdown, text
+from turnproof.reports.document import ProofReport, Run, build_report
 from turnproof.scenarios import loader
+from turnproof.scenarios.outdir import check_out_dir, write_report_set
 
 PROG = "turnproof"
 FORMATS = ("text", "json")
-
-
-class OutputError(TurnproofError):
-    """The report files could not be written where the user asked."""
 
 
 # -- errors and the group ---------------------------------------------------------------------
@@ -235,31 +231,17 @@ def _progress_bar(
         yield report, on_engine
 
 
-def _write_atomically(directory: Path, files: dict[str, str]) -> list[Path]:
-    """Write every file to a temporary name in ``directory``, then rename them all into place:
-    on error, nothing half-written is left behind."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create the report folder {directory}: {exc.strerror}") from exc
-    temps: dict[str, str] = {}
-    try:
-        for name, content in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-            temps[name] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(content)
-        written = []
-        for name, tmp in temps.items():
-            os.replace(tmp, directory / name)
-            written.append(directory / name)
-        return written
-    except OSError as exc:
-        raise OutputError(f"cannot write reports to {directory}: {exc.strerror}") from exc
-    finally:
-        for tmp in temps.values():
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+def report_files(doc: ProofReport) -> dict[str, str]:
+    """What ``--out`` writes: the report in every format, and an ITF file for every trace."""
+    files = {
+        "report.md": markdown.render_markdown(doc),
+        "report.txt": text.render_check(doc),
+        "report.json": json_report.render_check_json(doc),
+        "junit.xml": junit.render_junit(doc),
+    }
+    for name, trace in itf.itf_files(doc).items():
+        files[name] = json_report.dumps(trace)
+    return files
 
 
 def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
@@ -363,7 +345,9 @@ def _amendment_options(fn: F) -> F:
     type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
     default=None,
     metavar="DIR",
-    help="Also write report.json and report.txt into DIR (created if missing).",
+    help="Also write the report into DIR (created if missing): report.md, report.html, "
+    "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
+    "The set appears at once; files are readable by all (0644).",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def check_command(
@@ -419,6 +403,8 @@ def check_command(
     opened = tuple(dict.fromkeys(tuple(for_all) + (scenario.for_all if scenario else ())))
     if opened:
         check_open_bounds(selection.model, opened, engines)
+    if out is not None:
+        check_out_dir(out)  # before the run: a folder that cannot be made fails fast
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
     with _progress_bar(show_progress) as (progress, on_engine):
@@ -438,7 +424,7 @@ def check_command(
     as_json = json_report.render_check_json(doc)
     written: list[Path] = []
     if out is not None:
-        written = _write_atomically(out, {"report.json": as_json, "report.txt": plain})
+        written = write_report_set(out, report_files(doc))
 
     if fmt == "json":
         click.echo(as_json, nl=False)

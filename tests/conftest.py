@@ -49,6 +49,7 @@ def golden(request: pytest.FixtureRequest) -> Callable[..., None]:
         path = GOLDEN / name
         masked = mask_volatile(actual) if mask else actual
         if regen:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(masked, encoding="utf-8")
             return
         assert path.exists(), f"{path} is missing: pytest --regen-golden writes it"
