@@ -578,6 +578,36 @@ class ProofReport:
     def never_fired(self) -> tuple[str, ...]:
         return tuple(self.check.rules_never_fired())
 
+    @property
+    def coverage_text(self) -> str:
+        """The rule-coverage line of the summary (empty when the explicit engine did not run)."""
+        return coverage_line(self.check) if self.coverage else ""
+
+    @property
+    def conclusions(self) -> tuple[str, ...]:
+        """The summary but for its coverage line: the results counted, the mutant's fate."""
+        return tuple(line for line in self.summary if line != self.coverage_text)
+
+    @property
+    def overall(self) -> Outcome:
+        """Failed when a property failed, else unknown when one is, else passed."""
+        judged = set(self.outcomes.values())
+        for o in (Outcome.FAILED, Outcome.UNKNOWN):
+            if o in judged:
+                return o
+        return Outcome.PASSED
+
+    @property
+    def headline(self) -> str:
+        """``6 properties: 4 passed, 2 failed``."""
+        counts = {o: sum(1 for v in self.outcomes.values() if v is o) for o in Outcome}
+        text = f"{plural(len(self.outcomes), 'property', 'properties')}: "
+        text += f"{counts[Outcome.PASSED]} passed"
+        for o in (Outcome.FAILED, Outcome.UNKNOWN):
+            if counts[o]:
+                text += f", {counts[o]} {o.value}"
+        return text
+
     def traces(self) -> list[Entry]:
         """The entries with a trace (violations and witnesses): one ITF file each."""
         return [e for e in self.entries if e.trace_file]

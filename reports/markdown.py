@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from turnproof.checks.results import Outcome, Verdict
-from turnproof.reports.document import Entry, ProofReport, coverage_line, format_seconds, plural
+from turnproof.checks.results import Verdict
+from turnproof.reports.document import Entry, ProofReport, format_seconds, plural
 from turnproof.reports.text import story_lines
 
 _MET_MARK = {True: "✅", False: "❌"}
@@ -99,18 +99,10 @@ def _result_section(e: Entry) -> str:
 
 def render_markdown(doc: ProofReport) -> str:
     h = doc.header
-    failed = sum(1 for o in doc.outcomes.values() if o is Outcome.FAILED)
-    unknown = sum(1 for o in doc.outcomes.values() if o is Outcome.UNKNOWN)
-    passed = len(doc.outcomes) - failed - unknown
-    headline = f"{plural(len(doc.outcomes), 'property', 'properties')}: {passed} passed"
-    if failed:
-        headline += f", {failed} failed"
-    if unknown:
-        headline += f", {unknown} unknown"
     parts = [
         f"# turnproof check: {h.ruleset}",
         "",
-        f"**{headline}** (exit code {doc.exit_code})",
+        f"**{doc.headline}** (exit code {doc.exit_code})",
         "",
         table(
             ("", ""),
@@ -135,7 +127,7 @@ def render_markdown(doc: ProofReport) -> str:
     if doc.coverage:
         never = set(doc.never_fired)
         parts += [
-            coverage_line(doc.check),
+            doc.coverage_text,
             "",
             table(
                 ("rule", "transitions"),
@@ -150,5 +142,5 @@ def render_markdown(doc: ProofReport) -> str:
         parts.append("not measured: the explicit engine did not run")
     parts += ["", "## Figures", ""]
     parts += [f"- {label}: {text}" for label, text in doc.figures] or ["- (none measured)"]
-    parts += ["", *(f"- {line}" for line in doc.summary if not line.startswith("rule coverage"))]
+    parts += ["", *(f"- {line}" for line in doc.conclusions)]
     return "\n".join(parts).rstrip() + "\n"

@@ -123,3 +123,20 @@ def write_report_set(directory: Path, files: Mapping[str, str]) -> list[Path]:
 def _remove(staging: Path | None) -> None:
     if staging is not None and staging.exists():
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_file(path: Path, content: str) -> None:
+    """Write one file whole (a temporary name beside it, then a rename), mode 0644."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(content)
+            os.chmod(tmp, FILE_MODE)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from exc

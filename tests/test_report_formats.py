@@ -25,7 +25,7 @@ from turnproof.scenarios import cli, outdir
 
 Golden = Callable[..., None]
 SCHEMA = json.loads((Path(__file__).parent / "itf.schema.json").read_text(encoding="utf-8"))
-SET = ["junit.xml", "report.json", "report.md", "report.txt", "traces"]
+SET = ["junit.xml", "report.html", "report.json", "report.md", "report.txt", "traces"]
 TRACES = [
     "counter-settles-explicit.itf.json",
     "empty-stack-at-two-explicit.itf.json",
