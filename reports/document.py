@@ -341,7 +341,7 @@ def certificate_lines(r: PropertyResult) -> tuple[tuple[str, tuple[str, ...]], .
     is counted (the JSON report lists it)."""
     if r.verdict is not Verdict.PROVED or not r.certificate:
         return ()
-    out = []
+    out: list[tuple[str, tuple[str, ...]]] = []
     for k, v in sorted(r.certificate.items()):
         if isinstance(v, list) and len(v) > LONG_LIST:
             out.append((k, (f"{len(v)} entries (listed in the JSON report)",)))
