@@ -491,6 +491,9 @@ def check_command(
     return report.exit_code
 
 
+_FILE: dict[str, Any] = {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"}
+
+
 @cli.command("explore")
 @click.argument("target", required=False, metavar="[TARGET]")
 @_bound_option
@@ -508,20 +511,8 @@ def check_command(
     help="Draw the turn structure: the explored graph projected on the step field, an arrow "
     "per step change and the rules that make it.",
 )
-@click.option(
-    "--dot",
-    "dot_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the picture as Graphviz DOT.",
-)
-@click.option(
-    "--svg",
-    "svg_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the picture as SVG (needs Graphviz's dot).",
-)
+@click.option("--dot", "dot_file", help="Write the picture as Graphviz DOT.", **_FILE)
+@click.option("--svg", "svg_file", help="Write the picture as SVG (needs Graphviz's dot).", **_FILE)
 @click.option(
     "--max-nodes",
     type=click.IntRange(min=1),
