@@ -442,6 +442,7 @@ def _result(
         bounds=dict(ex.model.bounds),
         bounds_reached=dict(sorted(ex.bound_cuts.items())),
         citations=prop.citations,
+        depth=ex.depth(ex.states - 1) if ex.states else 0,  # ids grow with depth
         **kw,
     )
 
@@ -703,11 +704,13 @@ def check_properties(
     limits: Limits | None = None,
     progress: Progress | None = None,
     coverage: dict[str, int] | None = None,
+    on_exploration: Callable[[Exploration], None] | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model``: one shared exploration for the properties without
     monitors, and one product exploration with every monitor (by name) for those with monitors.
     Results keep the given order. A ``coverage`` dict, when given, receives the transitions per
-    rule of the first exploration (see :func:`rule_coverage`)."""
+    rule of the first exploration (see :func:`rule_coverage`); ``on_exploration`` is called
+    with that exploration too (for a picture of it), before it is let go."""
     by_name: dict[str, Any] = {}
     for p in properties:
         for mon in p.monitors:
@@ -723,6 +726,8 @@ def check_properties(
         explore_seconds = time.perf_counter() - t0
         if coverage is not None and not coverage:
             coverage.update(rule_coverage(ex))
+            if on_exploration is not None:
+                on_exploration(ex)
         for p in props:
             t1 = time.perf_counter()
             r = CHECKS[p.kind](ex, p, t1)

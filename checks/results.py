@@ -13,13 +13,10 @@ Verdicts are honest (see DESIGN.md):
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
-
-SCHEMA_VERSION = 1
 
 
 class Verdict(Enum):
@@ -42,19 +39,6 @@ class TraceStep:
     changed: dict[str, list[Any]]  # field -> [old, new]
     card: str = ""  # the card the rule comes from, if it comes from one
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "rule": self.rule,
-            "name": self.name,
-            "summary": self.summary,
-            "kind": self.kind,
-            "decider": self.decider,
-            "changed": self.changed,
-        }
-        if self.card:
-            out["card"] = self.card
-        return out
-
 
 @dataclass(frozen=True)
 class LoopExit:
@@ -65,9 +49,6 @@ class LoopExit:
     decider: int | None
     rule: str
     name: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"at": self.at, "decider": self.decider, "rule": self.rule, "name": self.name}
 
 
 @dataclass(frozen=True)
@@ -92,27 +73,14 @@ class Trace:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "initial": self.initial,
-            "steps": [s.to_json() for s in self.steps],
-        }
-        if self.bounds:
-            out["bounds"] = dict(self.bounds)
-        if self.loop_start is not None:
-            out["loop_start"] = self.loop_start
-            out["loop_exits"] = _exits_json(self.exits)
-            out["loop_forced"] = self.forced
-        return out
-
 
 def trace_states(trace: Trace) -> list[dict[str, Any]]:
-    """The described states along a trace: the initial one, then each step's changes applied."""
-    states = [copy.deepcopy(trace.initial)]
+    """Every state of ``trace`` in full: the initial one, then each with its step's changes
+    applied (the fields a step does not name keep their values)."""
+    states = [dict(trace.initial)]
     for step in trace.steps:
-        nxt = copy.deepcopy(states[-1])
-        for path, (_, new) in step.changed.items():
-            nxt[path] = new
+        nxt = dict(states[-1])
+        nxt.update({k: new for k, (_, new) in step.changed.items()})
         states.append(nxt)
     return states
 
@@ -133,10 +101,6 @@ def loop_exits_by_state(trace: Trace) -> tuple[frozenset[str], frozenset[tuple[s
     return frozenset(text), exits
 
 
-def _exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | None:
-    return None if exits is None else [e.to_json() for e in exits]
-
-
 @dataclass(frozen=True)
 class Finding:
     """A consistency problem: which check, what was found, the rules involved, the state (with
@@ -149,18 +113,67 @@ class Finding:
     state: dict[str, Any] | None = None
     trace: Trace | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "check": self.check,
-            "status": self.status,
-            "message": self.message,
-            "rules": list(self.rules),
-        }
-        if self.state is not None:
-            out["state"] = self.state
-        if self.trace is not None:
-            out["trace"] = self.trace.to_json()
-        return out
+
+# -- pictures -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A state in a drawn graph. ``parent`` is the node whose state this one is described
+    against (a picture shows only the fields that changed from it); ``trace_index`` is the
+    state's position on the trace the picture follows, if it is on it."""
+
+    id: int
+    state: dict[str, Any]  # field -> the described value (enum names, lists, dicts)
+    parent: int | None = None
+    initial: bool = False
+    terminal: bool = False
+    trace_index: int | None = None
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """A transition in a drawn graph: the rule's citation and the rule instance that fired."""
+
+    src: int
+    dst: int
+    rule: str
+    name: str
+    on_trace: bool = False
+
+
+@dataclass(frozen=True)
+class StateGraph:
+    """Part of a state graph as plain values, for the renderers in ``reports/`` (which never
+    run an engine): the whole explored graph, or the neighbourhood of a trace."""
+
+    title: str
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class TurnMove:
+    """Transitions from one step to another by one rule: ``count`` of them were explored."""
+
+    src: str
+    dst: str
+    rule: str  # the citation
+    name: str  # the rule's name
+    count: int
+
+
+@dataclass(frozen=True)
+class TurnStructure:
+    """The explored state graph projected on one field (``step``): the steps reached, the
+    rules that move from a step to another, and how many transitions stay within each step."""
+
+    field_name: str
+    steps: tuple[str, ...]
+    moves: tuple[TurnMove, ...]
+    within: dict[str, int] = field(default_factory=dict)
+    states: int = 0
 
 
 @dataclass
@@ -187,6 +200,9 @@ class PropertyResult:
     for_all: dict[str, str] = field(default_factory=dict)
     # The verdict a scenario pins for this property on this engine (empty: none).
     pinned: str = ""
+    # The depth of the search: the explicit engine's deepest BFS level (the longest of the
+    # shortest paths to the explored states); None when the engine does not say.
+    depth: int | None = None
 
     @property
     def meets_expectation(self) -> bool:
@@ -204,45 +220,6 @@ class PropertyResult:
             return self.verdict is Verdict.WITNESSED
         return False
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "kind": self.kind,
-            "description": self.description,
-            "verdict": self.verdict.value,
-            "expect": self.expect,
-            "meets_expectation": self.meets_expectation,
-            "engine": self.engine,
-            "states": self.states,
-            "transitions": self.transitions,
-            "seconds": round(self.seconds, 3),
-            "citations": list(self.citations),
-        }
-        if self.reason:
-            out["reason"] = self.reason
-        if self.vacuous:
-            out["vacuous"] = True
-        if self.bounds_reached:
-            out["bounds_reached"] = dict(self.bounds_reached)
-        if self.holds_for:
-            out["holds_for"] = self.holds_for
-        if self.for_all:
-            out["for_all"] = dict(self.for_all)
-        if self.pinned:
-            out["pinned"] = self.pinned
-        if self.certificate is not None:
-            out["certificate"] = self.certificate
-        if self.trace is not None:
-            out["trace"] = [s.to_json() for s in self.trace.steps]
-            out["trace_initial"] = self.trace.initial
-            if self.trace.bounds:
-                out["trace_bounds"] = dict(self.trace.bounds)
-            if self.trace.loop_start is not None:
-                out["loop_start"] = self.trace.loop_start
-                out["loop_exits"] = _exits_json(self.trace.exits)
-                out["loop_forced"] = self.trace.forced
-        return out
-
 
 @dataclass
 class CheckReport:
@@ -259,47 +236,51 @@ class CheckReport:
     def rules_never_fired(self) -> list[str]:
         return [name for name, n in self.coverage.items() if n == 0]
 
-    @property
-    def exit_code(self) -> int:
-        """0 every property met its expectation; 1 one did not; 3 one has only UNKNOWN verdicts.
+    def outcomes(self) -> dict[str, Outcome]:
+        """Each property's judgement, by name, in the order of the results: the single source
+        of pass and fail (the exit code and every report format, JUnit's too, read it).
 
         With two engines a property is judged on its best justified verdict: a symbolic UNKNOWN
-        does not undo an explicit EXHAUSTIVE (the table still shows both rows, with the reason).
+        does not undo an explicit EXHAUSTIVE (reports still show both rows, with the reason).
         A property fails when the engines disagree (an ``engines-agree`` result), when any engine
         finds it vacuous, when an engine found a violation trace it did not expect (one found
-        with other values of bounds left open is no disagreement, but still a failure), or when
-        no engine's verdict meets its expectation and some engine reached a verdict; it is
-        unknown when every engine said UNKNOWN.
+        with other values of bounds left open is no disagreement, but still a failure), when a
+        scenario pins another verdict, or when no engine's verdict meets its expectation and some
+        engine reached a verdict; it is unknown when every engine said UNKNOWN.
         """
         by_name: dict[str, list[PropertyResult]] = {}
         for r in self.results:
             by_name.setdefault(r.name, []).append(r)
-        failed = unknown = False
-        for results in by_name.values():
-            if any(r.kind == "engines-agree" or r.vacuous for r in results):
-                failed = True
-            elif any(
-                r.verdict is Verdict.VIOLATED and r.trace is not None and not r.meets_expectation
-                for r in results
-            ):
-                failed = True
-            elif any(r.pinned and r.verdict.value != r.pinned for r in results):
-                failed = True
-            elif any(r.meets_expectation for r in results):
-                continue
-            elif all(r.verdict is Verdict.UNKNOWN for r in results):
-                unknown = True
-            else:
-                failed = True
-        return 1 if failed else 3 if unknown else 0
+        return {name: _judge(results) for name, results in by_name.items()}
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "ruleset": self.ruleset,
-            "bounds": self.bounds,
-            "engines": self.engines,
-            "properties": [r.to_json() for r in self.results],
-            "coverage": dict(self.coverage),
-            "exit_code": self.exit_code,
-        }
+    @property
+    def exit_code(self) -> int:
+        """0 every property met its expectation; 1 one did not; 3 one has only UNKNOWN verdicts
+        (see :meth:`outcomes`)."""
+        judged = set(self.outcomes().values())
+        return 1 if Outcome.FAILED in judged else 3 if Outcome.UNKNOWN in judged else 0
+
+
+class Outcome(Enum):
+    """How a property fared, all engines considered (:meth:`CheckReport.outcomes`)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+def _judge(results: list[PropertyResult]) -> Outcome:
+    if any(r.kind == "engines-agree" or r.vacuous for r in results):
+        return Outcome.FAILED
+    if any(
+        r.verdict is Verdict.VIOLATED and r.trace is not None and not r.meets_expectation
+        for r in results
+    ):
+        return Outcome.FAILED
+    if any(r.pinned and r.verdict.value != r.pinned for r in results):
+        return Outcome.FAILED
+    if any(r.meets_expectation for r in results):
+        return Outcome.PASSED
+    if all(r.verdict is Verdict.UNKNOWN for r in results):
+        return Outcome.UNKNOWN
+    return Outcome.FAILED

@@ -193,6 +193,7 @@ def _call_engine(
     open_bounds: Sequence[str] = (),
     scenario: Scenario | None = None,
     guides: Mapping[str, tuple[str, ...]] | None = None,
+    on_exploration: Callable[[explicit.Exploration], None] | None = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -215,6 +216,8 @@ def _call_engine(
         kwargs["scenario"] = scenario
     if guides and "guides" in params:
         kwargs["guides"] = dict(guides)
+    if on_exploration is not None and "on_exploration" in params:
+        kwargs["on_exploration"] = on_exploration
     return list(fn(model, list(properties), **kwargs))
 
 
@@ -323,13 +326,15 @@ def run_check(
     on_engine: Callable[[str], None] | None = None,
     open_bounds: Sequence[str] = (),
     scenario: Scenario | None = None,
+    on_exploration: Callable[[explicit.Exploration], None] | None = None,
 ) -> CheckReport:
     """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
     ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
     the report's rule-set description; ``on_engine(name)`` is called as each engine starts (for
     a progress display: the symbolic engine reports no progress of its own); ``open_bounds``
     are left open by the symbolic engine (see :func:`check_open_bounds`); ``scenario`` is the
-    plain value the symbolic engine's worker processes rebuild the model from. Raises
+    plain value the symbolic engine's worker processes rebuild the model from;
+    ``on_exploration`` is given the explicit engine's first exploration (for pictures). Raises
     :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
@@ -344,7 +349,13 @@ def run_check(
             on_engine(engine)
         if engine == "explicit":
             per_engine[engine] = _call_engine(
-                explicit.check_properties, model, properties, limits, progress, coverage=coverage
+                explicit.check_properties,
+                model,
+                properties,
+                limits,
+                progress,
+                coverage=coverage,
+                on_exploration=on_exploration,
             )
             continue
         fn = load_symbolic().check_properties
@@ -402,6 +413,7 @@ def run_selection(
     *,
     on_engine: Callable[[str], None] | None = None,
     open_bounds: Sequence[str] = (),
+    on_exploration: Callable[[explicit.Exploration], None] | None = None,
 ) -> CheckReport:
     """:func:`run_check` on a selection, and, for a scenario, its pinned expectations: the
     verdict a property must have on an engine, and the number of states (checked by the
@@ -419,6 +431,7 @@ def run_selection(
         on_engine=on_engine,
         open_bounds=opened,
         scenario=scenario,
+        on_exploration=on_exploration,
     )
     if built is None or scenario is None:
         return report
@@ -447,10 +460,11 @@ def state_count_result(
     )
     if found is not None:
         states, transitions, seconds = found.states, found.transitions, 0.0
-        complete = True
+        depth, complete = found.depth, True
     else:
         ex = explicit.explore(selection.model, limits=limits)
         states, transitions, seconds, complete = ex.states, ex.transitions, ex.seconds, ex.complete
+        depth = ex.depth(ex.states - 1) if ex.states else 0
     if not complete:
         verdict, reason = Verdict.UNKNOWN, "the exploration stopped before every state was found"
     elif states == expected:
@@ -472,4 +486,5 @@ def state_count_result(
         seconds=seconds,
         reason=reason,
         bounds=dict(selection.model.bounds),
+        depth=depth,
     )

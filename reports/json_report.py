@@ -1,14 +1,20 @@
 """JSON renderings of check reports and rule sets, for CI jobs and other programs.
 
 One document per call, keys sorted, two-space indent, ending in a newline, so that the same run
-gives the same bytes; a check report's timings (``seconds``) are its only values that vary.
+gives the same bytes; a check report's timings (every ``seconds``) are its only values that
+vary. (The peak memory, which varies too, is in the human formats only.)
 
-The check report's shape is ``CheckReport.to_json()`` (``schema_version`` says which):
+The check report's shape (``schema_version`` says which): ``command`` (``"check"``),
 ``ruleset`` (name, version, content_hash, amended, and the variant or mutant if one was
-applied), ``bounds``, ``engines``, ``exit_code`` and ``properties[]``, one per result, each with
-name, kind, verdict, expect, meets_expectation, engine, states, transitions, seconds, and, when
-there is a trace, ``trace[]`` (rule, name, summary, kind, decider, changed) with
-``trace_initial`` and, for a lasso, ``loop_start`` and ``loop_exits``.
+applied), ``bounds``, ``engines``, ``exit_code``, ``coverage``, ``run`` (turnproof's version,
+the arguments, the limits and the wall time, when the command line ran it) and
+``properties[]``, one per result, each with name, kind, verdict, expect, meets_expectation,
+engine, states, transitions, depth (explicit engine), seconds, and, when there is a trace,
+``trace[]`` (rule, name, summary, kind, decider, changed) with ``trace_initial`` and, for a
+lasso, ``loop_start`` and ``loop_exits``.
+
+These functions are the only place the result types become JSON (the result types have no
+``to_json`` of their own).
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from turnproof.checks.results import CheckReport
+from turnproof.checks.results import Finding, LoopExit, PropertyResult, Trace, TraceStep
 from turnproof.model.rules import Rule, RuleSet, summarize_rules
+from turnproof.reports.document import ProofReport, Run
 from turnproof.reports.text import decider_text
+
+SCHEMA_VERSION = 1
 
 
 def dumps(document: Any) -> str:
@@ -27,8 +36,126 @@ def dumps(document: Any) -> str:
     return json.dumps(document, sort_keys=True, indent=2) + "\n"
 
 
-def render_check_json(report: CheckReport) -> str:
-    return dumps(report.to_json())
+def step_json(step: TraceStep) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rule": step.rule,
+        "name": step.name,
+        "summary": step.summary,
+        "kind": step.kind,
+        "decider": step.decider,
+        "changed": step.changed,
+    }
+    if step.card:
+        out["card"] = step.card
+    return out
+
+
+def exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | None:
+    if exits is None:
+        return None
+    return [{"at": e.at, "decider": e.decider, "rule": e.rule, "name": e.name} for e in exits]
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "initial": trace.initial,
+        "steps": [step_json(s) for s in trace.steps],
+    }
+    if trace.bounds:
+        out["bounds"] = dict(trace.bounds)
+    if trace.loop_start is not None:
+        out["loop_start"] = trace.loop_start
+        out["loop_exits"] = exits_json(trace.exits)
+        out["loop_forced"] = trace.forced
+    return out
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "check": finding.check,
+        "status": finding.status,
+        "message": finding.message,
+        "rules": list(finding.rules),
+    }
+    if finding.state is not None:
+        out["state"] = finding.state
+    if finding.trace is not None:
+        out["trace"] = trace_json(finding.trace)
+    return out
+
+
+def result_json(r: PropertyResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": r.name,
+        "kind": r.kind,
+        "description": r.description,
+        "verdict": r.verdict.value,
+        "expect": r.expect,
+        "meets_expectation": r.meets_expectation,
+        "engine": r.engine,
+        "states": r.states,
+        "transitions": r.transitions,
+        "seconds": round(r.seconds, 3),
+        "citations": list(r.citations),
+    }
+    if r.depth is not None:
+        out["depth"] = r.depth
+    if r.reason:
+        out["reason"] = r.reason
+    if r.vacuous:
+        out["vacuous"] = True
+    if r.bounds_reached:
+        out["bounds_reached"] = dict(r.bounds_reached)
+    if r.holds_for:
+        out["holds_for"] = r.holds_for
+    if r.for_all:
+        out["for_all"] = dict(r.for_all)
+    if r.pinned:
+        out["pinned"] = r.pinned
+    if r.certificate is not None:
+        out["certificate"] = r.certificate
+    if r.trace is not None:
+        out["trace"] = [step_json(s) for s in r.trace.steps]
+        out["trace_initial"] = r.trace.initial
+        if r.trace.bounds:
+            out["trace_bounds"] = dict(r.trace.bounds)
+        if r.trace.loop_start is not None:
+            out["loop_start"] = r.trace.loop_start
+            out["loop_exits"] = exits_json(r.trace.exits)
+            out["loop_forced"] = r.trace.forced
+    return out
+
+
+def run_json(run: Run) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "turnproof_version": run.version,
+        "argv": list(run.argv),
+        "limits": {"max_states": run.max_states, "max_seconds": run.max_seconds},
+    }
+    if run.wall_seconds is not None:
+        out["seconds"] = round(run.wall_seconds, 3)
+    return out
+
+
+def check_json(doc: ProofReport) -> dict[str, Any]:
+    report = doc.check
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "command": "check",
+        "ruleset": report.ruleset,
+        "bounds": report.bounds,
+        "engines": report.engines,
+        "properties": [result_json(e.result) for e in doc.entries],
+        "coverage": dict(doc.coverage),
+        "exit_code": doc.exit_code,
+    }
+    if doc.run.version:
+        out["run"] = run_json(doc.run)
+    return out
+
+
+def render_check_json(doc: ProofReport) -> str:
+    return dumps(check_json(doc))
 
 
 def _rule_json(rule: Rule, row: Mapping[str, str]) -> dict[str, Any]:

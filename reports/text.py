@@ -7,26 +7,32 @@ changed, under the number of the state it leads to. A lasso marks where its loop
 which state closes it, and lists who could have broken it.
 
 Every function here returns text (or, for the terminal, a rich renderable) and never prints.
-The plain forms are deterministic, without colour or terminal-dependent widths, so that golden
-files can pin them; the only values that vary between runs are the timings (``0.12 s``).
-
->>> format_value([0, 1])
-'[0, 1]'
->>> format_value({"ctrl": 1, "live": True})
-'{ctrl: 1, live: true}'
+The check report is rendered from the proof report value
+(:class:`~turnproof.reports.document.ProofReport`), which says what every format says; this
+module only lays it out. The plain forms are deterministic, without colour or
+terminal-dependent widths, so that golden files can pin them; the only values that vary between
+runs are the measurements (``0.12 s``, ``52.3 MiB``).
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table as RichTable
 from rich.text import Text
-from turnproof.checks.results import CheckReport, PropertyResult, Trace, TraceStep, Verdict
+from turnproof.checks.results import Trace, Verdict
 from turnproof.model.rules import Kind, Rule, RuleSet, summarize_rules
+from turnproof.reports.document import (
+    Entry,
+    ProofReport,
+    Story,
+    StoryStep,
+    expect_text,
+    format_seconds,
+    story_of,
+)
 
 ARROW = "──►"
 RULE_LINE = "──"
@@ -38,44 +44,6 @@ _VERDICT_STYLE = {
     Verdict.WITNESSED: "cyan",
     Verdict.UNKNOWN: "bold yellow",
 }
-
-_EXPECT_TEXT = {
-    "holds": "to hold",
-    "violated": "to be violated",
-    "witnessed": "to be witnessed",
-}
-
-
-# -- values -----------------------------------------------------------------------------------
-
-
-#: A certificate list longer than this (an invariant's claims) is counted in the text report and
-#: listed in full in the JSON one.
-LONG_LIST = 20
-
-
-def format_value(value: Any) -> str:
-    """A described state value as a judge would write it: enum names bare, sequences as lists."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(format_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def format_seconds(seconds: float) -> str:
-    return f"{seconds:.2f} s"
-
-
-def format_bounds(bounds: Mapping[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in bounds.items()) or "(none)"
-
-
-def _plural(n: int, word: str, plural: str = "") -> str:
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
-
 
 # -- plain tables -----------------------------------------------------------------------------
 
@@ -125,254 +93,87 @@ class TextTable:
 # -- the check report -------------------------------------------------------------------------
 
 
-def met_text(r: PropertyResult) -> str:
-    """The "as expected" cell: ``yes``, or ``NO`` with what was expected."""
-    if r.meets_expectation:
-        return "yes"
-    if r.verdict is Verdict.UNKNOWN:
-        return "unknown"
-    if r.vacuous:
-        return "NO (vacuous)"
-    return f"NO (expected {_EXPECT_TEXT.get(r.expect, r.expect)})"
-
-
-def check_table(report: CheckReport) -> TextTable:
+def check_table(doc: ProofReport) -> TextTable:
     """One row per result: property, engine, verdict, states explored, time, as expected."""
     rows = tuple(
         (
-            r.name,
-            r.engine,
-            r.verdict.value,
-            f"{r.states:,}" if r.states else "-",  # an engine that counts no states
-            format_seconds(r.seconds) if r.engine != "both" else "-",
-            met_text(r),
+            e.name,
+            e.engine,
+            e.verdict.value,
+            f"{e.result.states:,}" if e.result.states else "-",  # an engine that counts no states
+            format_seconds(e.result.seconds) if e.engine != "both" else "-",
+            e.met,
         )
-        for r in report.results
+        for e in doc.entries
     )
     headers = ("property", "engine", "verdict", "states", "time", "as expected")
     return TextTable(headers, rows, right=frozenset({3, 4}))
 
 
-def check_table_rich(report: CheckReport) -> RichTable:
+def check_table_rich(doc: ProofReport) -> RichTable:
     """:func:`check_table` for a terminal: verdicts and failures in colour."""
     styles: dict[tuple[int, int], str] = {}
-    for i, r in enumerate(report.results):
-        styles[(i, 2)] = _VERDICT_STYLE[r.verdict]
-        if r.meets_expectation:
+    for i, e in enumerate(doc.entries):
+        styles[(i, 2)] = _VERDICT_STYLE[e.verdict]
+        if e.result.meets_expectation:
             styles[(i, 5)] = "green"
         else:
-            styles[(i, 5)] = "yellow" if r.verdict is Verdict.UNKNOWN else "bold red"
-    return check_table(report).rich(styles)
+            styles[(i, 5)] = "yellow" if e.verdict is Verdict.UNKNOWN else "bold red"
+    return check_table(doc).rich(styles)
 
 
-def render_header(report: CheckReport, engine_note: str = "") -> str:
-    rs = report.ruleset
+def render_header(doc: ProofReport) -> str:
+    h = doc.header
     lines = [
-        f"turnproof check: rule set {rs.get('name', '?')}, version {rs.get('version', '?')}, "
-        f"content hash {rs.get('content_hash', '?')}"
+        f"turnproof check: rule set {h.ruleset}, version {h.version}, content hash {h.content_hash}"
     ]
-    scenario = rs.get("scenario")
-    if scenario:
-        title = f": {scenario['title']}" if scenario.get("title") else ""
-        where = f" ({scenario['origin']})" if scenario.get("origin") else ""
-        lines.append(f"scenario {scenario['name']}{title}{where}")
-    if rs.get("cards"):
-        lines.append("cards in play: " + "; ".join(rs["cards"]))
-    if rs.get("amended"):
-        lines.append("amended: " + "; ".join(rs["amended"]))
-    mutant = rs.get("mutant")
-    if mutant:
-        lines.append(
-            f"mutant: {mutant['name']}: {mutant['description']}; "
-            f"it should break: {', '.join(mutant['breaks']) or '(nothing named)'}"
-        )
-    lines.append(f"bounds: {format_bounds(report.bounds)}")
-    opened = sorted({name for r in report.results for name in r.for_all})
-    if opened:
-        lines.append(
-            f"left open by the symbolic engine: {', '.join(opened)} (its PROVED verdicts hold for "
-            "every value; the explicit engine checks the values above)"
-        )
-    engines = " and ".join(report.engines)
-    lines.append(f"engine: {engines}" + (f" ({engine_note})" if engine_note else ""))
+    # "scenario NAME: its title (its file)" reads better without a colon after the label.
+    lines.extend(
+        f"{label} {text}" if label == "scenario" else f"{label}: {text}" for label, text in h.lines
+    )
     return "\n".join(lines)
 
 
-def shows_trace(r: PropertyResult) -> bool:
-    """Traces are shown for every violation and witness, and for every unmet expectation."""
-    return r.trace is not None and (
-        not r.meets_expectation or r.verdict in (Verdict.VIOLATED, Verdict.WITNESSED)
-    )
-
-
-#: Up to this many bounds are repeated in each EXHAUSTIVE line; more are only in the header.
-INLINE_BOUNDS = 6
-
-
-def verdict_line(r: PropertyResult, report_bounds: Mapping[str, int] | None = None) -> str:
-    """What the verdict means, in one line: its bounds, its reason, its certificate."""
-    v = r.verdict
-    if v is Verdict.EXHAUSTIVE:
-        if r.bounds == report_bounds and len(r.bounds) > INLINE_BOUNDS:
-            text = f"EXHAUSTIVE within the {len(r.bounds)} bounds above"
-        else:
-            text = f"EXHAUSTIVE within {format_bounds(r.bounds)}"
-        if r.bounds_reached:
-            cuts = "; ".join(
-                f"bound reached: {name} ({_plural(n, 'transition')} cut)"
-                for name, n in r.bounds_reached.items()
-            )
-            text += f"; {cuts}"
-        else:
-            text += "; no bound was reached"
-    elif v is Verdict.PROVED:
-        text = "PROVED for " + (r.holds_for or "every bound (an unbounded proof)")
-    elif v is Verdict.UNKNOWN:
-        text = "UNKNOWN: " + (r.reason or "no reason given")
-    elif v is Verdict.WITNESSED:
-        n = len(r.trace) if r.trace is not None else 0
-        text = f"WITNESSED by a trace of {_plural(n, 'step')}"
-        if r.trace is not None and r.trace.bounds:
-            text += f" with {format_bounds(r.trace.bounds)}"
-    else:
-        text = "VIOLATED"
-        if r.trace is not None:
-            t = r.trace
-            if t.loop_start is not None:
-                loop = len(t) - t.loop_start
-                text += f": a loop of {_plural(loop, 'step')}, entered after {_plural(t.loop_start, 'step')}"
-            else:
-                text += f": a counterexample of {_plural(len(t), 'step')}"
-            if t.bounds:
-                text += f" with {format_bounds(t.bounds)}"
-    if r.reason and v is not Verdict.UNKNOWN:
-        text += f" ({r.reason})"
-    return text
-
-
-def render_result(
-    r: PropertyResult, replay: str = "", report_bounds: Mapping[str, int] | None = None
-) -> str:
+def render_result(e: Entry) -> str:
     """The detail block of one result: what it claims, what the verdict means, and its trace."""
-    title = f"{r.name} [{r.engine}]: {r.verdict.value}"
-    if not r.meets_expectation and r.verdict is not Verdict.UNKNOWN:
-        title += f", {met_text(r)}"
-    lines = [f"{RULE_LINE} {title} {RULE_LINE}", f"  claim: {r.description}"]
+    r = e.result
+    lines = [f"{RULE_LINE} {e.title} {RULE_LINE}", f"  claim: {r.description}"]
     if r.citations:
         lines.append(f"  rules: {', '.join(r.citations)}")
-    lines.append(f"  {verdict_line(r, report_bounds)}")
-    if r.verdict is Verdict.PROVED and r.certificate:
+    lines.append(f"  {e.verdict_line}")
+    if e.certificate:
         lines.append("  certificate:")
-        for k, v in sorted(r.certificate.items()):
-            if isinstance(v, list) and len(v) > LONG_LIST:
-                lines.append(f"    {k}: {len(v)} entries (listed in the JSON report)")
-                continue
-            # A formula may span lines; its continuation lines stay under its key.
-            first, *rest = format_value(v).splitlines() or [""]
-            lines.append(f"    {k}: {first}")
-            lines.extend(f"      {ln.strip()}" for ln in rest)
-    if shows_trace(r):
-        assert r.trace is not None
+        for key, (first, *rest) in e.certificate:
+            lines.append(f"    {key}: {first}")
+            lines.extend(f"      {ln}" for ln in rest)
+    if e.story is not None:
         lines.append("")
-        # Only the explicit engine records a loop's ways out (results.Trace cannot yet say
-        # "not computed"), so an empty list from another engine is not a mandatory loop.
-        exits_known = r.trace.exits is not None
-        story = render_trace(r.trace, exits_known)
-        lines.extend("  " + ln if ln else "" for ln in story.splitlines())
-        if replay:
+        lines.extend("  " + ln if ln else "" for ln in story_lines(e.story))
+        if e.story.replay:
             lines.append("")
-            lines.append(f"  replay: {replay}")
+            lines.append(f"  replay: {e.story.replay}")
     return "\n".join(lines)
 
 
-def replay_command(report: CheckReport, r: PropertyResult) -> str:
-    """The command line that checks this one property again, on the same rule set and bounds."""
-    rs = report.ruleset
-    scenario = rs.get("scenario")
-    if scenario:  # the scenario says everything else
-        target = scenario.get("origin") or scenario["name"]
-        parts = ["turnproof", "check", _quoted(target)]
-        if r.kind != "state-count":
-            parts += ["--property", r.name]
-        return " ".join(parts + ["--engine", r.engine])
-    parts = ["turnproof", "check", str(rs.get("name", "")), "--property", r.name]
-    engine = r.engine if r.engine != "both" else "both"
-    parts += ["--engine", engine]
-    if rs.get("variant"):
-        parts += ["--variant", rs["variant"]]
-    if rs.get("mutant"):
-        parts += ["--mutant", rs["mutant"]["name"]]
-    # The bounds that differ from the rule set's defaults when the runner said so; all else.
-    for k, v in rs.get("bounds_changed", report.bounds).items():
-        parts += ["--bound", f"{k}={v}"]
-    return " ".join(parts)
+def render_details(doc: ProofReport) -> str:
+    return "\n\n".join(render_result(e) for e in doc.entries)
 
 
-def _quoted(word: str) -> str:
-    """A shell word for ``word`` (quoted when it holds anything but plain path characters)."""
-    return shlex.quote(word)
-
-
-def render_summary(report: CheckReport) -> str:
-    results = report.results
-    met = sum(1 for r in results if r.meets_expectation)
-    unknown = sum(1 for r in results if r.verdict is Verdict.UNKNOWN)
-    failed = len(results) - met - unknown
-    parts = [f"{_plural(len(results), 'result')}: {met} as expected"]
-    if failed:
-        parts.append(f"{failed} not as expected")
-    if unknown:
-        parts.append(f"{unknown} unknown")
-    lines = [", ".join(parts) + f" (exit code {report.exit_code})"]
-    if report.coverage:
-        never = report.rules_never_fired()
-        fired = len(report.coverage) - len(never)
-        line = f"rule coverage: {fired} of {len(report.coverage)} rules fired within these bounds"
-        if never:
-            line += "; never fired (no verdict covers them): " + ", ".join(never)
-        lines.append(line)
-    mutant = report.ruleset.get("mutant")
-    if mutant:
-        lines.append(mutant_verdict(report, mutant["name"], mutant["breaks"]))
+def render_summary(doc: ProofReport) -> str:
+    lines = list(doc.summary)
+    lines.extend(f"{label}: {text}" for label, text in doc.figures)
     return "\n".join(lines)
 
 
-def mutant_verdict(report: CheckReport, name: str, breaks: Sequence[str]) -> str:
-    """Whether the properties that should catch the mutant did: a property catches it by
-    missing its expectation (a violation, or a witness that disappeared)."""
-    checked = {r.name for r in report.results}
-    caught = sorted(
-        {
-            r.name
-            for r in report.results
-            if r.name in breaks and not r.meets_expectation and r.verdict is not Verdict.UNKNOWN
-        }
-    )
-    if caught:
-        return f"the mutant {name} is caught by: {', '.join(caught)}"
-    expected = sorted(set(breaks) & checked)
-    if not expected:
-        return f"the mutant {name} should be caught by {', '.join(breaks) or '(nothing named)'}, which was not checked"
-    return (
-        f"the mutant {name} is NOT caught: {', '.join(expected)} met its expectation or is unknown"
-    )
-
-
-def render_details(report: CheckReport) -> str:
-    return "\n\n".join(
-        render_result(r, replay_command(report, r), report.bounds) for r in report.results
-    )
-
-
-def render_check(report: CheckReport, engine_note: str = "") -> str:
+def render_check(doc: ProofReport) -> str:
     """The whole report as plain text: header, table, one detail block per result, summary."""
     return (
         "\n\n".join(
             [
-                render_header(report, engine_note),
-                check_table(report).plain(),
-                render_details(report),
-                render_summary(report),
+                render_header(doc),
+                check_table(doc).plain(),
+                render_details(doc),
+                render_summary(doc),
             ]
         )
         + "\n"
@@ -382,111 +183,39 @@ def render_check(report: CheckReport, engine_note: str = "") -> str:
 # -- traces -----------------------------------------------------------------------------------
 
 
-def _params_of(step: TraceStep) -> str:
-    """``resolve(trig=1)`` → ``[trig=1]``; nothing for a rule without parameters."""
-    name = step.name
-    if "(" in name and name.endswith(")"):
-        return "[" + name[name.index("(") + 1 : -1] + "]"
-    return ""
-
-
-def step_line(step: TraceStep) -> str:
+def step_line(step: StoryStep) -> str:
     """``── MTG 117.4 [trig=1] the top of the stack resolves (decided by player 1) ──►``."""
-    parts = [f"{step.rule} (card: {step.card})" if step.card else step.rule]
-    params = _params_of(step)
-    if params:
-        parts.append(params)
-    parts.append(step.summary)
-    if step.decider is not None:
-        parts.append(f"(decided by player {step.decider})")
-    return f"{RULE_LINE} {' '.join(parts)} {ARROW}"
+    return f"{RULE_LINE} {step.line} {ARROW}"
 
 
-def diff_lines(path: str, old: Any, new: Any) -> list[str]:
-    """``path: old → new``, narrowed to the parts that changed: a record's fields and the
-    entries of an array (or sequence) whose length stayed the same are compared one by one
-    (``res.what: NONE → SUNDIAL``, ``used[0]: 0 → 1``); a sequence that grew or shrank is shown
-    whole (``stack: [] → [1]``).
-
-    >>> diff_lines("res", {"ctrl": 0, "what": "NONE"}, {"ctrl": 0, "what": "SUNDIAL"})
-    ['res.what: NONE → SUNDIAL']
-    """
-    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
-        return [
-            ln for k in old if old[k] != new[k] for ln in diff_lines(f"{path}.{k}", old[k], new[k])
-        ]
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return [
-            ln
-            for i, (a, b) in enumerate(zip(old, new))
-            if a != b
-            for ln in diff_lines(f"{path}[{i}]", a, b)
-        ]
-    return [f"{path}: {format_value(old)} → {format_value(new)}"]
-
-
-def _changes(step: TraceStep) -> list[str]:
-    if not step.changed:
-        return ["  (nothing changed)"]
-    return ["  " + ln for k, (old, new) in step.changed.items() for ln in diff_lines(k, old, new)]
+def story_lines(story: Story) -> list[str]:
+    """A story as lines; see the module docstring. States are numbered from 0; step ``k``
+    leads from state ``k-1`` to state ``k``."""
+    lines = []
+    if story.open_bounds:
+        lines.append(f"with {story.open_bounds} (bounds the symbolic engine left open)")
+    lines.append("state 0")
+    lines.extend(f"  {k} = {v}" for k, v in story.initial)
+    if story.loop_start == 0:
+        lines.append(f"{RULE_LINE} loop starts here {RULE_LINE}")
+    for step in story.steps:
+        lines.append(step_line(step))
+        if step.closes_loop:
+            lines.append(f"state {step.number} = state {story.loop_start}: the loop closes")
+        else:
+            lines.append(f"state {step.number}")
+        lines.extend("  " + ln for ln in step.changes or ("(nothing changed)",))
+        if step.loop_starts_after:
+            lines.append(f"{RULE_LINE} loop starts here {RULE_LINE}")
+    if story.loop_start is not None:
+        lines.append("")
+        lines.extend(story.loop_note)
+    return lines
 
 
 def render_trace(trace: Trace, exits_known: bool = True) -> str:
-    """A trace as a story; see the module docstring. States are numbered from 0; step ``k``
-    leads from state ``k-1`` to state ``k``. ``exits_known=False`` says that the engine did not
-    look for ways out of a loop, so an empty ``trace.exits`` proves nothing."""
-    lines = []
-    if trace.bounds:
-        lines.append(f"with {format_bounds(trace.bounds)} (bounds the symbolic engine left open)")
-    lines.append("state 0")
-    lines.extend(f"  {k} = {format_value(v)}" for k, v in trace.initial.items())
-    loop = trace.loop_start
-    if loop == 0:
-        lines.append(f"{RULE_LINE} loop starts here {RULE_LINE}")
-    for k, step in enumerate(trace.steps, start=1):
-        lines.append(step_line(step))
-        if loop is not None and k == len(trace.steps):
-            lines.append(f"state {k} = state {loop}: the loop closes")
-        else:
-            lines.append(f"state {k}")
-        lines.extend(_changes(step))
-        if loop is not None and k == loop:
-            lines.append(f"{RULE_LINE} loop starts here {RULE_LINE}")
-    if loop is not None:
-        lines.append("")
-        lines.extend(_loop_exits(trace, exits_known))
-    return "\n".join(lines)
-
-
-def _loop_exits(trace: Trace, exits_known: bool) -> list[str]:
-    assert trace.loop_start is not None
-    if not trace.exits and not exits_known:
-        return [
-            "who could break this loop was not computed by this engine; "
-            "the explicit engine (--engine explicit) lists the ways out"
-        ]
-    if not trace.exits:
-        if trace.forced is False:
-            return [
-                "nobody can break this loop: players have choices on it, but after each of them "
-                "the game stays in the region (the choices only delay the loop)"
-            ]
-        if trace.forced is None:
-            return ["nobody can break this loop: no move on it leads out of the region"]
-        line = "nobody can break this loop: every step is forced (a mandatory loop"
-        if any(s.rule.startswith("MTG ") for s in trace.steps):
-            line += "; MTG 104.4b makes the game a draw"
-        return [line + ")"]
-    lines = ["ways off the loop (after each, the game can leave the region without coming back):"]
-    for e in trace.exits:
-        step = trace.loop_start + e.at + 1
-        where = f"at step {step} (in state {step - 1})"
-        choice = f"{e.rule} {e.name}"
-        if e.decider is None:
-            lines.append(f"  no player decides, but the rules allow leaving {where} by {choice}")
-        else:
-            lines.append(f"  player {e.decider} can leave the loop {where} by choosing {choice}")
-    return lines
+    """A trace as a story (:func:`turnproof.reports.document.story_of`), as text."""
+    return "\n".join(story_lines(story_of(trace, exits_known)))
 
 
 # -- rule sets ----------------------------------------------------------------------------------
@@ -551,7 +280,7 @@ def render_properties(ruleset: RuleSet) -> str:
     for p in ruleset.properties:
         mutants = [m.name for m in ruleset.mutants if p.name in m.breaks]
         lines = [
-            f"{p.name} ({p.kind}, expected {_EXPECT_TEXT.get(p.expect.value, p.expect.value)})",
+            f"{p.name} ({p.kind}, expected {expect_text(p.expect.value)})",
             f"  claim: {p.description}",
             f"  rules: {', '.join(p.citations) or '(none cited)'}",
             f"  caught mutants: {', '.join(mutants) or '(none yet)'}",

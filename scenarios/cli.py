@@ -15,7 +15,7 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +25,10 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from turnproof.checks.explicit import Limits, explore, find_inconsistencies
 from turnproof.checks.explicit import Progress as ProgressCallback
-from turnproof.checks.results import Finding
+from turnproof.checks.explicit import check_properties as explicit_check
+from turnproof.checks.graphs import neighbourhood, state_graph
+from turnproof.checks.graphs import turn_structure as turn_structure_of
+from turnproof.checks.results import CheckReport, Finding, StateGraph, TurnStructure
 from turnproof.checks.runner import (
     ENGINE_CHOICES,
     Selection,
@@ -40,17 +43,15 @@ from turnproof.checks.runner import (
 )
 from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
-from turnproof.model.rules import RuleSet
+from turnproof.model.rules import Model, RuleSet
 from turnproof.model.scenario import Scenario, SpecError
-from turnproof.reports import json_report, text
+from turnproof.reports import dot, html, itf, json_report, junit, markdown, text
+from turnproof.reports.document import ProofReport, Run, build_report, shows_trace
 from turnproof.scenarios import loader
+from turnproof.scenarios.outdir import check_out_dir, write_file, write_report_set
 
 PROG = "turnproof"
 FORMATS = ("text", "json")
-
-
-class OutputError(TurnproofError):
-    """The report files could not be written where the user asked."""
 
 
 # -- errors and the group ---------------------------------------------------------------------
@@ -71,12 +72,14 @@ class TurnproofGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
         try:
             rv = super().main(
-                args=args,
+                args=argv,
                 prog_name=prog_name or PROG,
                 complete_var=complete_var,
                 standalone_mode=False,
+                obj={"argv": tuple(argv)},  # the exact command line, for the report's header
                 **extra,
             )
             code = rv if isinstance(rv, int) else 0
@@ -95,6 +98,13 @@ class TurnproofGroup(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+
+def _argv() -> tuple[str, ...]:
+    """The arguments the command line was given (after the program name)."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_root().obj if ctx is not None else None
+    return tuple(obj.get("argv", ())) if isinstance(obj, dict) else ()
 
 
 def _target(name: str | None) -> RuleSet | Scenario:
@@ -224,31 +234,41 @@ def _progress_bar(
         yield report, on_engine
 
 
-def _write_atomically(directory: Path, files: dict[str, str]) -> list[Path]:
-    """Write every file to a temporary name in ``directory``, then rename them all into place:
-    on error, nothing half-written is left behind."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create the report folder {directory}: {exc.strerror}") from exc
-    temps: dict[str, str] = {}
-    try:
-        for name, content in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-            temps[name] = tmp
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(content)
-        written = []
-        for name, tmp in temps.items():
-            os.replace(tmp, directory / name)
-            written.append(directory / name)
-        return written
-    except OSError as exc:
-        raise OutputError(f"cannot write reports to {directory}: {exc.strerror}") from exc
-    finally:
-        for tmp in temps.values():
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+def report_files(doc: ProofReport, draw: html.Draw | None = None) -> dict[str, str]:
+    """What ``--out`` writes: the report in every format, and an ITF file for every trace;
+    ``draw`` makes the HTML report's pictures (DOT to SVG)."""
+    files = {
+        "report.md": markdown.render_markdown(doc),
+        "report.html": html.render_html(doc, draw),
+        "report.txt": text.render_check(doc),
+        "report.json": json_report.render_check_json(doc),
+        "junit.xml": junit.render_junit(doc),
+    }
+    for name, trace in itf.itf_files(doc).items():
+        files[name] = json_report.dumps(trace)
+    return files
+
+
+def _trace_pictures(
+    model: Model, report: CheckReport
+) -> tuple[dict[tuple[str, str], StateGraph], list[str]]:
+    """The neighbourhood of every trace the report shows, by (property, engine), and a note for
+    each trace that could not be drawn."""
+    graphs: dict[tuple[str, str], StateGraph] = {}
+    notes = []
+    for r in report.results:
+        if r.trace is None or not shows_trace(r):
+            continue
+        title = f"{r.name} [{r.engine}]: the neighbourhood of its trace"
+        graph = neighbourhood(model, r.trace, title)
+        if graph is None:
+            notes.append(
+                f"the trace of {r.name} [{r.engine}] is not drawn: it does not replay with the "
+                "report's bounds (it was found with other values of bounds left open)"
+            )
+        else:
+            graphs[(r.name, r.engine)] = graph
+    return graphs, notes
 
 
 def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
@@ -352,7 +372,9 @@ def _amendment_options(fn: F) -> F:
     type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
     default=None,
     metavar="DIR",
-    help="Also write report.json and report.txt into DIR (created if missing).",
+    help="Also write the report into DIR (created if missing): report.md, report.html, "
+    "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
+    "The set appears at once; files are readable by all (0644).",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def check_command(
@@ -398,6 +420,7 @@ def check_command(
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
     """
+    started = time.perf_counter()
     selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
     if engine is None and scenario is not None and scenario.engines:
         engine = (
@@ -407,35 +430,177 @@ def check_command(
     opened = tuple(dict.fromkeys(tuple(for_all) + (scenario.for_all if scenario else ())))
     if opened:
         check_open_bounds(selection.model, opened, engines)
+    if out is not None:
+        check_out_dir(out)  # before the run: a folder that cannot be made fails fast
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
+    turns: list[TurnStructure | None] = []  # the HTML report's diagram, from the exploration
     with _progress_bar(show_progress) as (progress, on_engine):
         report = run_selection(
-            selection, engines, limits, progress, on_engine=on_engine, open_bounds=for_all
+            selection,
+            engines,
+            limits,
+            progress,
+            on_engine=on_engine,
+            open_bounds=for_all,
+            on_exploration=(lambda ex: turns.append(turn_structure_of(ex))) if out else None,
         )
+    graphs: dict[tuple[str, str], StateGraph] = {}
+    notes: list[str] = []
+    if out is not None:
+        graphs, notes = _trace_pictures(selection.model, report)
+        if turns and turns[0] is None:
+            notes.append(
+                "no turn-structure diagram: the rule set has no step field to project the "
+                "explored state graph on"
+            )
+    run = Run.measured(
+        _argv(),
+        started,
+        engine_note=note,
+        max_states=max_states,
+        max_seconds=max_seconds,
+    )
+    turn = turns[0] if turns else None
+    doc = build_report(report, run, graphs=graphs, turn_structure=turn, notes=notes)
 
-    plain = text.render_check(report, note)
-    as_json = json_report.render_check_json(report)
+    plain = text.render_check(doc)
+    as_json = json_report.render_check_json(doc)
     written: list[Path] = []
     if out is not None:
-        written = _write_atomically(out, {"report.json": as_json, "report.txt": plain})
+        draw = html.default_draw()
+        written = write_report_set(out, report_files(doc, draw))
+        if draw is None:
+            click.echo(f"{PROG}: note: report.html has no pictures: {dot.INSTALL}", err=True)
 
     if fmt == "json":
         click.echo(as_json, nl=False)
     elif sys.stdout.isatty():
         console = Console(highlight=False)
-        console.print(text.render_header(report, note), markup=False, soft_wrap=True)
+        console.print(text.render_header(doc), markup=False, soft_wrap=True)
         console.print()
-        console.print(text.check_table_rich(report))
+        console.print(text.check_table_rich(doc))
         console.print()
-        console.print(text.render_details(report), markup=False, soft_wrap=True)
+        console.print(text.render_details(doc), markup=False, soft_wrap=True)
         console.print()
-        console.print(text.render_summary(report), markup=False, soft_wrap=True)
+        console.print(text.render_summary(doc), markup=False, soft_wrap=True)
     else:
         click.echo(plain, nl=False)
     for path in written:
         click.echo(f"{PROG}: wrote {path}", err=True)
     return report.exit_code
+
+
+_FILE: dict[str, Any] = {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"}
+
+
+@cli.command("explore")
+@click.argument("target", required=False, metavar="[TARGET]")
+@_bound_option
+@_amendment_options
+@click.option(
+    "--trace",
+    "trace_property",
+    metavar="PROPERTY",
+    help="Draw the neighbourhood of this property's trace (the explicit engine's): its states, "
+    "their successors within one step, the trace in bold.",
+)
+@click.option(
+    "--turn-structure",
+    is_flag=True,
+    help="Draw the turn structure: the explored graph projected on the step field, an arrow "
+    "per step change and the rules that make it.",
+)
+@click.option("--dot", "dot_file", help="Write the picture as Graphviz DOT.", **_FILE)
+@click.option("--svg", "svg_file", help="Write the picture as SVG (needs Graphviz's dot).", **_FILE)
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    metavar="N",
+    help="Refuse to draw a whole state graph of more states than this (Graphviz lays out a "
+    "few thousand at most); draw a trace's neighbourhood or the turn structure instead.",
+)
+@_limit_options("Stop exploring after N states.", "Stop exploring after S seconds.")
+def explore_command(
+    target: str | None,
+    bound_texts: tuple[str, ...],
+    mutant: str | None,
+    variant: str | None,
+    trace_property: str | None,
+    turn_structure: bool,
+    dot_file: Path | None,
+    svg_file: Path | None,
+    max_nodes: int,
+    max_states: int | None,
+    max_seconds: float | None,
+) -> int:
+    """Draw the state graph of a rule set or scenario, the neighbourhood of a trace, or the
+    turn structure, as DOT (--dot FILE) or SVG (--svg FILE, through Graphviz).
+
+    TARGET is what `turnproof check` takes. The whole state graph is drawn only when it has at
+    most --max-nodes states; the Magic rule set has hundreds of thousands, so draw the
+    neighbourhood of a trace (--trace PROPERTY) or the turn structure (--turn-structure).
+
+    \b
+    Examples:
+      turnproof explore bench --turn-structure --svg turn.svg
+      turnproof explore magic --trace second-cleanup-step --svg trace.svg
+      turnproof explore my-case.toml --bound turns=1 --dot states.dot
+    """
+    if dot_file is None and svg_file is None:
+        raise TurnproofError("nothing to write: give --dot FILE or --svg FILE (or both)")
+    if trace_property and turn_structure:
+        raise TurnproofError("--trace and --turn-structure draw different pictures: give one")
+    if svg_file is not None and not dot.is_graphviz_available():
+        raise dot.GraphvizMissingError()
+    names = (trace_property,) if trace_property else ()
+    selection, _ = _selection(target, names, bound_texts, variant, mutant)
+    model = selection.model
+    limits = Limits(max_states=max_states, max_seconds=max_seconds)
+    what = model.describe()["name"]
+    if trace_property:
+        (result,) = explicit_check(model, list(selection.properties[:1]), limits)
+        if result.trace is None:
+            raise TurnproofError(
+                f"{result.name} has no trace to draw: its verdict is {result.verdict.value} "
+                "(only violations and witnesses have traces)"
+            )
+        graph = neighbourhood(model, result.trace, f"{what}: {result.name}, its trace")
+        assert graph is not None, "the explicit engine's own trace replays on its model"
+        source, summary = dot.state_graph_dot(graph), graph.caption
+    else:
+        ex = explore(model, limits=limits)
+        if turn_structure:
+            structure = turn_structure_of(ex)
+            if structure is None:
+                raise TurnproofError(
+                    f"rule set {what} has no step field: the turn structure is the explored "
+                    "graph projected on it; draw the state graph instead (no --turn-structure)"
+                )
+            source = dot.turn_structure_dot(structure)
+            summary = f"{len(structure.steps)} steps, {len(structure.moves)} moves between them"
+        else:
+            if ex.states > max_nodes:
+                raise TurnproofError(
+                    f"the state graph of {what} has {ex.states:,} states, more than --max-nodes "
+                    f"{max_nodes:,}: draw the neighbourhood of a trace (--trace PROPERTY) or the "
+                    "turn structure (--turn-structure), or raise --max-nodes"
+                )
+            graph = state_graph(ex, f"{what}: the state graph")
+            source, summary = dot.state_graph_dot(graph), graph.caption
+    files: list[tuple[Path, str]] = []
+    if dot_file is not None:
+        files.append((dot_file, source))
+    if svg_file is not None:
+        files.append((svg_file, dot.to_svg(source)))
+    for path, content in files:
+        write_file(path, content)
+    click.echo(summary)
+    for path, _ in files:
+        click.echo(f"{PROG}: wrote {path}", err=True)
+    return 0
 
 
 @cli.command("consistency")
@@ -518,7 +683,7 @@ def consistency_command(
             "bounds": dict(model.bounds),
             "engines": list(engines),
             "complete": complete,
-            "findings": [f.to_json() for f in findings],
+            "findings": [json_report.finding_json(f) for f in findings],
             "exit_code": code,
         }
         click.echo(json.dumps(doc, indent=2, sort_keys=True))

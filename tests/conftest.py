@@ -1,11 +1,78 @@
-"""Test-session settings shared by every test module."""
+"""Test-session settings shared by every test module, and the shared fixtures: the golden
+files (``pytest --regen-golden`` rewrites them all) and the ``tiny`` rule set on the command
+line."""
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from tiny_ruleset import TINY
+from turnproof.model.registry import builtin_rulesets
+from turnproof.scenarios import cli
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        help="rewrite tests/golden/* from the current output (then review the diff)",
+    )
+
+
+def mask_volatile(text: str) -> str:
+    """Mask what varies from run to run (timings, peak memory) and the content hash (it
+    changes with the rule code and with the hashing scheme; test_cli pins it)."""
+    text = re.sub(r" *\b\d+\.\d\d s\b", " <time>", text)
+    text = re.sub(r'"seconds": [0-9.e-]+', '"seconds": 0', text)
+    text = re.sub(r'\btime="[0-9.]+"', 'time="0"', text)
+    text = re.sub(r"\b\d+\.\d MiB\b", "<memory>", text)
+    return re.sub(r"(hash.{0,40}?)\b[0-9a-f]{16}\b", r"\1<hash>", text)
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """``golden(name, actual)``: ``actual`` (its volatile parts masked, unless ``mask=False``)
+    must equal ``tests/golden/<name>``; with ``--regen-golden`` (or ``TURNPROOF_UPDATE_GOLDEN=1``) the
+    file is rewritten instead. A difference fails with the first lines of a unified diff."""
+    regen = bool(request.config.getoption("--regen-golden")) or (
+        os.environ.get("TURNPROOF_UPDATE_GOLDEN") == "1"
+    )
+
+    def check(name: str, actual: str, mask: bool = True) -> None:
+        path = GOLDEN / name
+        masked = mask_volatile(actual) if mask else actual
+        if regen:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(masked, encoding="utf-8")
+            return
+        assert path.exists(), f"{path} is missing: pytest --regen-golden writes it"
+        expected = path.read_text(encoding="utf-8")
+        if masked != expected:
+            diff = difflib.unified_diff(
+                expected.splitlines(), masked.splitlines(), str(path), "actual", lineterm=""
+            )
+            shown = list(diff)[:40]
+            pytest.fail(
+                f"{path} differs (pytest --regen-golden rewrites it):\n" + "\n".join(shown),
+                pytrace=False,
+            )
+
+    return check
+
+
+@pytest.fixture
+def with_tiny(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``tiny`` a built-in rule set, next to the real ones, for the CLI."""
+    sets = {**builtin_rulesets(), "tiny": TINY}
+    monkeypatch.setattr(cli, "builtin_rulesets", lambda: sets)
+    monkeypatch.setattr(cli, "is_symbolic_available", lambda: False)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,184 +1,31 @@
 """The ``turnproof`` command line and the runner behind it.
 
-Most checks run on ``tiny``, a rule set built here: a counter that a player can push back (a
-loop players can break), a spinner that never stops once started (a loop nobody can break), and
-a stack with a capacity bound. It has properties that hold, one that is violated against its
-expectation, one that is violated on purpose, and a witness, so every part of a report shows.
+Most checks run on ``tiny`` (tests/tiny_ruleset.py: every part of a report shows on it);
 ``bench`` (always built in) covers the real registry; nothing here depends on ``magic``.
 
-Golden files live in ``tests/golden``; ``TURNPROOF_UPDATE_GOLDEN=1 pytest`` rewrites them.
+Golden files live in ``tests/golden``; ``pytest --regen-golden`` rewrites them.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import types
-from enum import IntEnum
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from tiny_ruleset import TINY
 from turnproof.checks import runner
 from turnproof.checks.explicit import check_properties as explicit_check
 from turnproof.checks.results import PropertyResult, Verdict
-from turnproof.model.properties import (
-    Expect,
-    Mutant,
-    exclusive_automatic,
-    no_deadlock,
-    reachable,
-    terminates,
-)
-from turnproof.model.properties import always as always_prop
 from turnproof.model.registry import builtin_rulesets
-from turnproof.model.rules import Bounds, BoundSpec, Kind, Model, Remove, RuleSet, rule
-from turnproof.model.schema import EnumDomain, IntRange, Schema, SeqDomain, State, Term
+from turnproof.model.rules import Model
 from turnproof.scenarios import cli
 
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def assert_golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TURNPROOF_UPDATE_GOLDEN") == "1":
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"{path} differs (TURNPROOF_UPDATE_GOLDEN=1)"
-
-
-def mask_volatile(text: str) -> str:
-    """Mask the timings (the only values that vary from run to run) and the content hash (it
-    changes with this file's rule code and with the hashing scheme; a test below pins it)."""
-    text = re.sub(r" *\b\d+\.\d\d s\b", " <time>", text)
-    text = re.sub(r'"seconds": [0-9.e-]+', '"seconds": 0', text)
-    text = re.sub(r'"content_hash": "[0-9a-f]+"', '"content_hash": "<hash>"', text)
-    return re.sub(r"content hash [0-9a-f]+", "content hash <hash>", text)
-
-
-# -- the tiny rule set -------------------------------------------------------------------------
-
-
-class Mode(IntEnum):
-    MAIN = 0
-    SPIN_A = 1
-    SPIN_B = 2
-
-
-class TinyState(State):
-    n: Term
-    mode: Term
-    stk: Term
-
-
-def tiny_schema(b: Bounds) -> Schema:
-    return Schema(
-        TinyState,
-        {"n": IntRange(0, 2), "mode": EnumDomain(Mode), "stk": SeqDomain(IntRange(0, 1), b.cap)},
-    )
-
-
-def tiny_initial(b: Bounds) -> list[State]:
-    stk = tiny_schema(b).domains["stk"].default()
-    return [TinyState.make(n=0, mode=Mode.MAIN, stk=stk)]
-
-
-def first_player(s: TinyState, x: Any, b: Bounds) -> Term:
-    """player 0"""
-    return 0
-
-
-def second_player(s: TinyState, x: Any, b: Bounds) -> Term:
-    """player 1"""
-    return 1
-
-
-@rule("TEST 1.1", "the counter advances", kind=Kind.TURN_BASED)
-def advance(s: TinyState, x: Any, b: Bounds) -> TinyState:
-    x.require(x.And(s.mode == Mode.MAIN, s.n < 2))
-    return s.replace(n=s.n + 1)
-
-
-@rule("TEST 1.2", "player 0 puts a token on the stack", kind=Kind.CHOICE, decider=first_player)
-def push(s: TinyState, x: Any, b: Bounds) -> TinyState:
-    x.require(s.mode == Mode.MAIN)
-    x.within(x.Not(x.seq_is_full(s.stk)), "stack capacity")
-    return s.replace(stk=x.seq_push(s.stk, 1))
-
-
-@rule("TEST 1.3", "player 0 takes the counter back", kind=Kind.CHOICE, decider=first_player)
-def undo(s: TinyState, x: Any, b: Bounds) -> TinyState:
-    x.require(x.And(s.mode == Mode.MAIN, s.n == 2))
-    return s.replace(n=1)
-
-
-@rule("TEST 2.1", "player 1 starts the spinner", kind=Kind.CHOICE, decider=second_player)
-def start(s: TinyState, x: Any, b: Bounds) -> TinyState:
-    x.require(x.And(s.mode == Mode.MAIN, s.n == 2))
-    return s.replace(mode=Mode.SPIN_A)
-
-
-@rule("TEST 2.2", "the spinner turns", kind=Kind.GAME)
-def spin(s: TinyState, x: Any, b: Bounds) -> TinyState:
-    x.require(x.Not(s.mode == Mode.MAIN))
-    return s.replace(mode=x.If(s.mode == Mode.SPIN_A, Mode.SPIN_B, Mode.SPIN_A))
-
-
-TINY = RuleSet(
-    name="tiny",
-    game="TEST",
-    version="test 1",
-    description="a counter, a spinner and a stack, for the CLI tests",
-    rules=(advance, push, undo, start, spin),
-    bound_specs=(BoundSpec("cap", 1, 1, 3, "stack capacity"),),
-    schema=tiny_schema,
-    initial=tiny_initial,
-    terminal=lambda s, x, b: False,
-    properties=(
-        no_deadlock(),
-        exclusive_automatic(),
-        always_prop(
-            "empty-stack-at-two",
-            "the stack is empty whenever the counter is at 2",
-            lambda s, x, b, m: x.Implies(s.n == 2, x.seq_is_empty(s.stk)),
-            antecedent=lambda s, x, b, m: s.n == 2,
-            citations=("TEST 1.2",),
-        ),
-        reachable(
-            "spinner-can-start", "the spinner can start", lambda s, x, b, m: s.mode != Mode.MAIN
-        ),
-        terminates(
-            "counter-settles",
-            "no cycle while the spinner is off",
-            lambda s, x, b, m: s.mode == Mode.MAIN,
-        ),
-        terminates(
-            "spinner-stops",
-            "the spinner stops (it does not, on purpose)",
-            lambda s, x, b, m: s.mode != Mode.MAIN,
-            expect=Expect.VIOLATED,
-        ),
-    ),
-    mutants=(
-        Mutant(
-            "no-start",
-            "nobody can start the spinner",
-            (Remove("start"),),
-            breaks=("spinner-can-start",),
-            bounds={"cap": 2},
-        ),
-    ),
-    variants={"no-undo": (Remove("undo"),)},
-)
-
-
-@pytest.fixture
-def with_tiny(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``tiny`` a built-in rule set, next to the real ones, for the CLI."""
-    sets = {**builtin_rulesets(), "tiny": TINY}
-    monkeypatch.setattr(cli, "builtin_rulesets", lambda: sets)
-    monkeypatch.setattr(cli, "is_symbolic_available", lambda: False)
+Golden = Callable[[str, str], None]
 
 
 def invoke(*args: str) -> Result:
@@ -204,20 +51,20 @@ def test_state_limit_gives_unknown_and_exit_3() -> None:
     assert "UNKNOWN: exploration incomplete: state limit of 100 states" in result.stdout
 
 
-def test_tiny_report_golden(with_tiny: None) -> None:
+def test_tiny_report_golden(with_tiny: None, golden: Golden) -> None:
     result = invoke("check", "tiny")
     assert result.exit_code == 1  # empty-stack-at-two and counter-settles fail
     assert "engine: explicit (default; the symbolic engine is not available)" in result.stdout
-    assert_golden("check_tiny.txt", mask_volatile(result.stdout))
+    golden("check_tiny.txt", result.stdout)
 
 
-def test_tiny_json_golden(with_tiny: None) -> None:
+def test_tiny_json_golden(with_tiny: None, golden: Golden) -> None:
     result = invoke("check", "tiny", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)  # the whole of stdout is one JSON document
     assert doc["exit_code"] == 1
     assert result.stdout == json.dumps(doc, sort_keys=True, indent=2) + "\n"
-    assert_golden("check_tiny.json", mask_volatile(result.stdout))
+    golden("check_tiny.json", result.stdout)
 
 
 def test_json_shape() -> None:
@@ -274,7 +121,7 @@ def test_variant_and_bound(with_tiny: None) -> None:
         (["check", "bench", "--max-states", "0"], "--max-states"),
         (["rules", "bench", "--cite", "999"], "valid rule citations: MTG 117.3c"),
         (["properties", "nope"], "valid rule sets: bench"),
-        (["frobnicate"], "check, consistency, properties, rules, rulesets"),
+        (["frobnicate"], "check, consistency, explore, properties, rules, rulesets"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -307,10 +154,12 @@ def test_missing_symbolic_engine_is_bad_input(monkeypatch: pytest.MonkeyPatch) -
 # -- --out -------------------------------------------------------------------------------------
 
 
-def test_out_writes_both_reports(with_tiny: None, tmp_path: Path) -> None:
+def test_out_writes_the_reports(with_tiny: None, tmp_path: Path) -> None:
     out = tmp_path / "a" / "b"
     result = invoke("check", "tiny", "--format", "json", "--out", str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["report.json", "report.txt"]
+    assert {"report.json", "report.txt", "report.md", "junit.xml"} <= {
+        p.name for p in out.iterdir()
+    }
     assert (out / "report.json").read_text() == result.stdout
     assert "state 0" in (out / "report.txt").read_text()
     assert f"wrote {out / 'report.json'}" in result.stderr
@@ -325,26 +174,16 @@ def test_out_on_a_file_is_bad_input(tmp_path: Path) -> None:
     assert blocker.read_text() == "x"
 
 
-def test_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(src: str, dst: Any) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(cli.os, "replace", fail)
-    with pytest.raises(cli.OutputError, match="No space left"):
-        cli._write_atomically(tmp_path, {"report.json": "{}", "report.txt": "x"})
-    assert list(tmp_path.iterdir()) == []
-
-
 # -- listings ----------------------------------------------------------------------------------
 
 
-def test_rules_and_properties_golden(with_tiny: None) -> None:
+def test_rules_and_properties_golden(with_tiny: None, golden: Golden) -> None:
     rules = invoke("rules", "tiny")
     props = invoke("properties", "tiny")
     assert rules.exit_code == props.exit_code == 0
     assert "player's choice (decided by: player 1)" in rules.stdout
     assert f"content hash {TINY.content_hash()}" in rules.stdout
-    assert_golden("rules_tiny.txt", mask_volatile(rules.stdout + "\n" + props.stdout))
+    golden("rules_tiny.txt", rules.stdout + "\n" + props.stdout)
 
 
 def test_rules_cite_and_json(with_tiny: None) -> None:

@@ -3,7 +3,7 @@
 Each case stands for a kind of result a judge will read: a proof with its certificate, an
 unknown with its reason, a mandatory loop, a loop that only the rules could leave, a step whose
 rule takes parameters and changes nothing, an engine disagreement. The rendered text is pinned
-by ``tests/golden/report_cases.txt``; ``TURNPROOF_UPDATE_GOLDEN=1 pytest`` rewrites it.
+by ``tests/golden/report_cases.txt``; ``pytest --regen-golden`` rewrites it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ast
 import doctest
 import io
 import json
-import os
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -24,10 +24,10 @@ from turnproof.checks.results import (
     TraceStep,
     Verdict,
 )
-from turnproof.reports import json_report, text
+from turnproof.reports import document, json_report, text
+from turnproof.reports.document import ProofReport, Run, build_report
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "golden"
 BOUNDS = {"turns": 3, "stack": 4}
 
 
@@ -141,15 +141,12 @@ def sample_report() -> CheckReport:
     return CheckReport(ruleset, dict(BOUNDS), results, ["explicit", "symbolic"])
 
 
-def assert_golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("TURNPROOF_UPDATE_GOLDEN") == "1":
-        path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"{path} differs (TURNPROOF_UPDATE_GOLDEN=1)"
+def sample_document() -> ProofReport:
+    return build_report(sample_report(), Run(engine_note="chosen by hand"))
 
 
-def test_report_cases_golden() -> None:
-    assert_golden("report_cases.txt", text.render_check(sample_report(), "chosen by hand"))
+def test_report_cases_golden(golden: Callable[..., None]) -> None:
+    golden("report_cases.txt", text.render_check(sample_document()), mask=False)
 
 
 def test_trace_tells_the_story() -> None:
@@ -186,7 +183,7 @@ def test_a_loop_with_choices_that_only_delay_it_says_so() -> None:
 
 
 def test_plain_table_has_fixed_layout() -> None:
-    table = text.check_table(sample_report()).plain()
+    table = text.check_table(sample_document()).plain()
     lines = table.splitlines()
     assert lines[0].split() == ["property", "engine", "verdict", "states", "time", "as", "expected"]
     assert all(line == line.rstrip() for line in lines)
@@ -195,14 +192,14 @@ def test_plain_table_has_fixed_layout() -> None:
 
 def test_rich_table_renders() -> None:
     buf = io.StringIO()
-    Console(file=buf, width=120, color_system=None).print(text.check_table_rich(sample_report()))
+    Console(file=buf, width=120, color_system=None).print(text.check_table_rich(sample_document()))
     assert "cleanup-terminates" in buf.getvalue() and "PROVED" in buf.getvalue()
 
 
 def test_json_is_canonical() -> None:
-    report = sample_report()
+    report = sample_document()
     first = json_report.render_check_json(report)
-    assert first == json_report.render_check_json(report)
+    assert first == json_report.render_check_json(sample_document())
     doc = json.loads(first)
     assert first == json.dumps(doc, sort_keys=True, indent=2) + "\n"
     assert doc["properties"][0]["certificate"]["method"] == "CHC (Spacer)"
@@ -218,13 +215,13 @@ def test_json_is_canonical() -> None:
 
 def test_mutant_verdict() -> None:
     report = sample_report()
-    assert "the mutant m is NOT caught: no-deadlock" in text.render_summary(report)
+    assert "the mutant m is NOT caught: no-deadlock" in text.render_summary(build_report(report))
     report.results[1].verdict = Verdict.VIOLATED
-    assert "the mutant m is caught by: no-deadlock" in text.render_summary(report)
+    assert "the mutant m is caught by: no-deadlock" in text.render_summary(build_report(report))
 
 
 def test_doctests() -> None:
-    assert doctest.testmod(text).failed == 0
+    assert doctest.testmod(document).failed == 0
 
 
 def test_reports_import_no_engine() -> None:
@@ -246,16 +243,18 @@ def test_reports_import_no_engine() -> None:
 
 
 def test_changes_narrow_to_the_parts_that_changed() -> None:
-    assert text.diff_lines("used", [0, 0], [1, 0]) == ["used[0]: 0 → 1"]
-    assert text.diff_lines("stack", [], [{"ctrl": 1}]) == ["stack: [] → [{ctrl: 1}]"]
-    assert text.diff_lines("stack", [{"ctrl": 0, "n": 1}], [{"ctrl": 1, "n": 2}]) == [
+    assert document.diff_lines("used", [0, 0], [1, 0]) == ["used[0]: 0 → 1"]
+    assert document.diff_lines("stack", [], [{"ctrl": 1}]) == ["stack: [] → [{ctrl: 1}]"]
+    assert document.diff_lines("stack", [{"ctrl": 0, "n": 1}], [{"ctrl": 1, "n": 2}]) == [
         "stack[0].ctrl: 0 → 1",
         "stack[0].n: 1 → 2",
     ]
 
 
 def test_many_bounds_are_named_once() -> None:
-    many = {f"b{i}": i for i in range(text.INLINE_BOUNDS + 1)}
+    many = {f"b{i}": i for i in range(document.INLINE_BOUNDS + 1)}
     r = result("p", Verdict.EXHAUSTIVE, bounds=many)
-    assert text.verdict_line(r, many).startswith(f"EXHAUSTIVE within the {len(many)} bounds above")
-    assert text.verdict_line(r).startswith("EXHAUSTIVE within b0=0, b1=1")
+    assert document.verdict_line(r, many).startswith(
+        f"EXHAUSTIVE within the {len(many)} bounds above"
+    )
+    assert document.verdict_line(r).startswith("EXHAUSTIVE within b0=0, b1=1")

@@ -18,6 +18,7 @@ from turnproof.model.bench import BENCH
 from turnproof.model.magic import MAGIC, compose_magic
 from turnproof.model.properties import always
 from turnproof.model.rules import Model
+from turnproof.reports import json_report
 
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
 
@@ -50,7 +51,7 @@ def test_a_scenario_rebuilds_the_same_rules_in_another_process() -> None:
 def _comparable(results: list[Any]) -> list[dict[str, Any]]:
     out = []
     for r in results:
-        d = r.to_json()
+        d = json_report.result_json(r)
         d.pop("seconds")
         out.append(d)
     return out

@@ -1,0 +1,142 @@
+"""The report folder of ``turnproof check --out DIR``: checked before the run, written as a set
+after it.
+
+:func:`check_out_dir` runs before any exploration, so that a folder that cannot be made (a file
+in the way, a read-only place) fails fast, as bad input (exit code 2), before minutes of work.
+:func:`write_report_set` writes every file into a fresh temporary folder next to ``DIR`` and
+then renames it into place: a new or empty ``DIR`` appears with the whole set at once. Into a
+``DIR`` that already holds files (a former report, or the user's own) each report file is
+renamed in one by one, and the ``traces`` folder is swapped whole, so that no trace of a former
+run is left beside the new ones and nothing of the user's is touched; every file is whole at
+every moment. On error the temporary folder is removed, and so are the parents this call made.
+
+Modes: files 0644 and folders 0755, set with ``chmod`` after writing so that they do not depend
+on the umask (report files are meant to be read: by CI artefact uploaders, by a web server,
+by colleagues; nothing in them is secret).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from turnproof.model.errors import TurnproofError
+
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+
+
+class OutputError(TurnproofError):
+    """The report files could not be written where the user asked."""
+
+
+def _missing_parents(directory: Path) -> tuple[Path, list[Path]]:
+    """The nearest existing ancestor of ``directory`` and the folders below it to make."""
+    missing = []
+    here = directory.absolute()
+    while not here.exists():
+        missing.append(here)
+        if here.parent == here:
+            break
+        here = here.parent
+    return here, missing
+
+
+def check_out_dir(directory: Path) -> None:
+    """Fail now (:class:`OutputError`) unless ``directory`` is a folder or can be made one, and
+    a file can be written there: the test makes and removes a temporary folder."""
+    if directory.exists() and not directory.is_dir():
+        raise OutputError(f"cannot use {directory} as the report folder: it is not a folder")
+    existing, _ = _missing_parents(directory)
+    if not existing.is_dir():
+        raise OutputError(
+            f"cannot create the report folder {directory}: {existing} is not a folder"
+        )
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".turnproof-check.", dir=existing))
+    except OSError as exc:
+        raise OutputError(
+            f"cannot create the report folder {directory}: {exc.strerror} ({existing})"
+        ) from exc
+
+
+def _stage(staging: Path, files: Mapping[str, str]) -> None:
+    for name, content in files.items():
+        path = staging / name
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True)
+            os.chmod(path.parent, DIR_MODE)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(content)
+        os.chmod(path, FILE_MODE)
+    os.chmod(staging, DIR_MODE)
+
+
+def _is_empty_dir(path: Path) -> bool:
+    return path.is_dir() and not any(path.iterdir())
+
+
+def _move_in(staging: Path, directory: Path) -> None:
+    """Rename each staged entry into the existing ``directory``; a folder replaces the folder
+    of the same name whole (renamed aside first, then removed)."""
+    for entry in sorted(staging.iterdir()):
+        target = directory / entry.name
+        if entry.is_dir() and target.exists():
+            aside = Path(tempfile.mkdtemp(prefix=f".{entry.name}.old.", dir=directory))
+            os.replace(target, aside / entry.name)
+            os.replace(entry, target)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(entry, target)
+
+
+def write_report_set(directory: Path, files: Mapping[str, str]) -> list[Path]:
+    """Write ``files`` (relative path -> text) into ``directory`` as a set; see the module doc.
+    Returns the paths written, in the order given."""
+    _, missing = _missing_parents(directory)
+    staging: Path | None = None
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        for made in reversed(missing[1:]):
+            os.chmod(made, DIR_MODE)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+        _stage(staging, files)
+        if not directory.exists() or _is_empty_dir(directory):
+            os.replace(staging, directory)  # the whole set at once
+        else:
+            _move_in(staging, directory)
+        return [directory / name for name in files]
+    except OSError as exc:
+        _remove(staging)
+        for made in missing[1:]:  # the parents this call made, deepest first, if still empty
+            with contextlib.suppress(OSError):
+                os.rmdir(made)
+        raise OutputError(f"cannot write reports to {directory}: {exc.strerror}") from exc
+    finally:
+        _remove(staging)
+
+
+def _remove(staging: Path | None) -> None:
+    if staging is not None and staging.exists():
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_file(path: Path, content: str) -> None:
+    """Write one file whole (a temporary name beside it, then a rename), mode 0644."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(content)
+            os.chmod(tmp, FILE_MODE)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from exc
