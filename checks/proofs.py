@@ -1032,8 +1032,8 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
     domain_undecided = ""
     if DOMAIN in undecided:
         undecided.remove(DOMAIN)
-        why = [r for r, which in spacer_reasons.items() if DOMAIN in which]
-        domain_undecided = "; ".join(why) or "not proved"
+        unsure = [r for r, which in spacer_reasons.items() if DOMAIN in which]
+        domain_undecided = "; ".join(unsure) or "not proved"
         for which in spacer_reasons.values():
             if DOMAIN in which:
                 which.remove(DOMAIN)

@@ -428,7 +428,8 @@ def fits_checker(schema: Schema) -> Callable[[State], bool]:
     src = "def fits(s):\n    return " + (" and ".join(conds) or "True") + "\n"
     namespace: dict[str, Any] = dict(empties)
     exec(src, namespace)  # noqa: S102 - generated from the schema's own domains only
-    return namespace["fits"]  # type: ignore[no-any-return]
+    fits: Callable[[State], bool] = namespace["fits"]
+    return fits
 
 
 def _collect_empty(dom: Domain, out: dict[str, Any]) -> None:
