@@ -113,6 +113,14 @@ class Pack:
     cast: Mapping[str, Callable[..., Any] | None] = field(default_factory=dict, repr=False)
     properties: tuple[Property, ...] = field(default=(), repr=False)
     mutants: tuple[Mutant, ...] = field(default=(), repr=False)
+    #: What the card offers as a target of damage besides the players' creatures, by name:
+    #: ``(doc, legal(s, x, b, *, me, p), deal(s, x, b, *, me, amount))`` (a planeswalker).
+    targets: Mapping[str, tuple[str, Callable[..., Any], Callable[..., Any]]] = field(
+        default_factory=dict, repr=False
+    )
+    #: Castable kinds that deal damage to a target of the player's choice: each may be cast at
+    #: every damage target in play as well (``aims={"SHOCK": "damage"}``).
+    aims: Mapping[str, str] = field(default_factory=dict)
     zones: tuple[str, ...] = ("battlefield",)
     counters: Mapping[str, str] = field(default_factory=dict)
     abstract: bool = False
@@ -204,15 +212,42 @@ class Core:
 # -- the composition ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class DamageTarget:
+    """Something a spell can deal damage to besides the players' creatures (a planeswalker):
+    its name, the card it is, and, given that card, when it is a legal target and what damage
+    does to it."""
+
+    name: str
+    doc: str
+    card: Card
+    legal: Callable[..., Any] = field(repr=False)
+    deal: Callable[..., Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Play:
+    """What casting one castable value puts on the stack: the kind, the target (0: the card's
+    own, such as the opponent's creature; ``i``: ``damage_targets[i - 1]``), the timing
+    condition, the card, and the target's legality (``None``: always)."""
+
+    kind: int
+    target: int
+    timing: Callable[..., Any] | None
+    card: Card
+    legal: Callable[..., Any] | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Setup:
     """What a composed rule set gives its rules besides the bounds (``b.setup``).
 
     ``kinds`` is the composed ``IntEnum`` of object kinds; ``cards`` the cards in play, in key
     order; ``hooks`` each hook's contributions, in card order, each already given its card as
-    ``me``; ``ending`` the card fields that each duration resets; ``castable`` the kinds a player
-    may cast from hand, with ``cast`` their timing condition and card; ``resolving_kinds`` the
-    kinds whose resolution a card gives.
+    ``me``; ``ending`` the card fields that each duration resets; ``castable`` what a player may
+    cast from hand (an ``IntEnum``: a kind, or a kind at one of the ``damage_targets``), with
+    ``cast`` what each is (:class:`Play`); ``resolving_kinds`` the kinds whose resolution a
+    card gives.
     """
 
     core: Core
@@ -223,8 +258,9 @@ class Setup:
     hooks: Mapping[str, tuple[Callable[..., Any], ...]]
     ending: Mapping[str, tuple[Field, ...]]
     castable: tuple[IntEnum, ...]
-    cast: Mapping[int, tuple[Callable[..., Any] | None, Card]]
+    cast: Mapping[int, Play]
     resolving_kinds: tuple[int, ...] = ()
+    damage_targets: tuple[DamageTarget, ...] = ()
     derived: tuple[DeriveHook, ...] = ()
 
     def card_names(self) -> list[str]:
@@ -358,9 +394,11 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         for hook in pack.hooks:
             if hook not in core.hooks:
                 raise UnknownNameError(f"hook (in card {pack.name})", hook, core.hooks)
-        for kind in list(pack.resolve) + list(pack.cast):
+        for kind in list(pack.resolve) + list(pack.cast) + list(pack.aims):
             if kind not in names:
                 raise UnknownNameError(f"kind of card {pack.name}", kind, names)
+        for name in pack.targets:
+            claim("damage target", name, pack)
         for kind in pack.resolve:
             claim("rule", resolution_name(kind), pack)
 
@@ -377,10 +415,23 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         for hook, fn in c.pack.hooks.items():
             hooks[hook].append(partial(fn, me=c))
     ending = {d: tuple(f for p in packs for f in p.fields if f.ends == d) for d in core.durations}
-    cast: dict[int, tuple[Callable[..., Any] | None, Card]] = {}
+    damage_targets = tuple(
+        DamageTarget(name, doc, c, partial(legal, me=c), partial(deal, me=c))
+        for c in chosen
+        for name, (doc, legal, deal) in c.pack.targets.items()
+    )
+    play_names: list[str] = []
+    plays: list[Play] = []
     for c in chosen:
         for kind, timing in c.pack.cast.items():
-            cast[int(kinds[kind])] = (timing, c)
+            play_names.append(kind)
+            plays.append(Play(int(kinds[kind]), 0, timing, c))
+            if c.pack.aims.get(kind) == "damage":
+                for i, target in enumerate(damage_targets, start=1):
+                    play_names.append(f"{kind}_AT_{target.name}")
+                    plays.append(Play(int(kinds[kind]), i, timing, c, target.legal))
+    play_enum = IntEnum("Play", play_names, start=1) if play_names else None  # type: ignore[misc]
+    cast = {i: play for i, play in enumerate(plays, start=1)}
     setup = Setup(
         core=core,
         cards=tuple(chosen),
@@ -389,9 +440,10 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         fields=fields,
         hooks={h: tuple(fns) for h, fns in hooks.items()},
         ending=ending,
-        castable=tuple(kinds(v) for v in sorted(cast)),
+        castable=tuple(play_enum) if play_enum is not None else (),
         cast=cast,
         resolving_kinds=tuple(int(kinds[k]) for p in packs for k in p.resolve),
+        damage_targets=damage_targets,
     )
 
     card_rules: list[Rule] = []

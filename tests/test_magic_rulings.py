@@ -23,6 +23,7 @@ CARDS = {
     "rielle": ("rielle-the-everwise", 0),
     "tutelage": ("sphinxs-tutelage", 0),
     "sarkhan": ("sarkhan-the-dragonspeaker", 0),
+    "shock": ("shock", 1),
     "waylay": ("waylay", None),
     "undoing": ("days-undoing", None),
     "freeze": ("freeze", None),
@@ -180,23 +181,32 @@ def test_delayed_end_step_trigger_created_in_end_step_waits_513_2():
 
 
 def test_et07_sarkhan_and_sundial():
-    # Sarkhan's +1 in main phase 1 (loyalty 4 -> 5), he attacks as a Dragon and takes damage,
-    # Sundial ends the turn in main phase 2: at 514.2 he stops being a creature and loses the
-    # damage in the same instant, keeping loyalty 5.
-    m = magic("sarkhan", "sundial", turns=1, actions=2)
-    r = play(m, ["activate_sarkhan", "declare_attackers(attack=1)"])
+    # Sarkhan's +1 in main phase 1 (loyalty 4 -> 5); once he is a Dragon, the opponent's Shock
+    # deals him 2 damage, marked on him as a creature (120.3e); Sundial ends the turn in main
+    # phase 2: at 514.2 he stops being a creature and loses the damage in the same instant,
+    # keeping loyalty 5.
+    m = magic("sarkhan", "sundial", "shock", turns=1, actions=2)
+    script = ["activate_sarkhan", "pass_priority", "pass_resolve", "pass_priority"]
+    r = play(m, [*script, "cast(card=SHOCK_AT_SARKHAN)"])
     main2 = next(
         i for i, s in enumerate(r.states) if s.step == Step.MAIN2 and s.stage == Stage.PRIORITY
     )
-    assert r.states[main2].sark_anim and r.states[main2].sark_dmg == 1
+    assert r.states[main2].sark_anim and r.states[main2].sark_dmg == 2
     assert r.states[main2].sark_loyalty == 5
     r2 = play(m, ["activate_sundial"], start=r.states[main2])
     cites = r2.citations()
     i = cites.index("MTG 514.2")
     before, after = r2.states[i], r2.states[i + 1]
-    assert before.sark_anim and before.sark_dmg == 1
+    assert before.sark_anim and before.sark_dmg == 2
     assert not after.sark_anim and after.sark_dmg == 0 and after.sark_loyalty == 5
     assert r2.final.sark_here and r2.final.sark_loyalty == 5 and not r2.final.sark_anim
+
+
+def test_shock_at_sarkhan_as_a_planeswalker_costs_loyalty():
+    # Not animated, he is a planeswalker: the same 2 damage removes 2 loyalty (120.3c).
+    m = magic("sarkhan", "shock", turns=1, actions=1)
+    r = play(m, ["pass_priority", "cast(card=SHOCK_AT_SARKHAN)"])
+    assert any(s.sark_loyalty == 2 for s in r.states) and r.final.sark_loyalty == 2
 
 
 def test_sg12_doesnt_untap_during_its_controllers_next_untap_step():

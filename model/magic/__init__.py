@@ -75,10 +75,12 @@ CORE = Core(
 )
 
 #: The cards in the built-in rule set, and who controls each (``None``: each player has one;
-#: instants are in every hand, since hands are only counted).
+#: instants are in every hand, since hands are only counted). Shock is the second player's
+#: answer: it can kill the first player's creature (704.5g) or damage Sarkhan, as a creature
+#: (ET-07) or as a planeswalker.
 DEFAULT_CARDS = (
     ("pump", None),
-    ("shock", None),
+    ("shock", 1),
     ("brace", None),
     ("omen", None),
     ("sundial-of-the-infinite", None),

@@ -138,6 +138,9 @@ class MtgState(Protocol):
     tapped: Any
     frozen: Any
     attacking: Term
+    blocking: Term
+    plus: Any
+    minus: Any
 
     def replace(self, **changes: Any) -> Any: ...
 
@@ -156,7 +159,13 @@ HOOKS = {
     "being built); returns it",
     "toughness": "what the card adds to the toughness of a player's creature: keyword p; "
     "returns a number",
-    "combat_damage": "combat damage (510.2): keywords t, attacker, defender; returns t",
+    "power": "what the card adds to the power of a player's creature: keyword p; returns a number",
+    "planeswalker": "the card is a planeswalker player p controls that can be attacked: "
+    "keyword p; returns a condition (506.3)",
+    "planeswalker_damage": "combat damage to a planeswalker player p controls (120.3c): "
+    "keywords t, p, amount, cond; returns t",
+    "may_cast": "whether player p may cast spells (a 'can't cast spells' effect): keyword p; "
+    "returns a condition",
     "cleanup": "514.2, with the end of the card's 'until end of turn' fields: keyword t; returns t",
 }
 
@@ -265,7 +274,26 @@ FIELDS = (
         "it doesn't untap during its controller's next untap step (502.3)",
         each(False),
     ),
-    Field("attacking", BoolDomain(), "the active player's creature attacks", _const(False)),
+    Field(
+        "attacking",
+        IntRange(0, 2),
+        "what the active player's creature attacks: 0 nothing, 1 the defending player, 2 a "
+        "planeswalker the defending player controls",
+        _const(0),
+    ),
+    Field("blocking", BoolDomain(), "the defending player's creature blocks it", _const(False)),
+    Field(
+        "plus",
+        lambda b: ArrayDomain(IntRange(0, b.counters), b.players),
+        "+1/+1 counters on each player's creature",
+        each(0),
+    ),
+    Field(
+        "minus",
+        lambda b: ArrayDomain(IntRange(0, b.counters), b.players),
+        "-1/-1 counters on each player's creature",
+        each(0),
+    ),
 )
 
 KINDS = (KindSpec("NONE", "no object"),)
@@ -282,6 +310,7 @@ BOUNDS = (
     BoundSpec("actions", 1, 0, 4, "non-pass actions (spells, abilities, mana) per player per turn"),
     BoundSpec("effects", 2, 1, 4, "the most effects of one duration counted at once"),
     BoundSpec("damage", 3, 1, 6, "the most damage marked on a creature"),
+    BoundSpec("counters", 1, 1, 4, "the most +1/+1 (or -1/-1) counters on a creature"),
     BoundSpec("mana", 1, 0, 3, "the most unspent mana a player can have"),
 )
 
@@ -311,23 +340,40 @@ def hooks(b: Bounds, name: str) -> tuple[Any, ...]:
     return b.setup.hooks[name]
 
 
-def toughness(s: MtgState, x: Any, b: Bounds, p: int) -> Term:
-    """A player's creature's toughness: 2, plus what the cards add."""
-    total: Term = 2
-    for f in hooks(b, "toughness"):
+def _stat(s: MtgState, x: Any, b: Bounds, p: Term, base: int, hook: str) -> Term:
+    total: Term = base + x.get(s.plus, p) - x.get(s.minus, p)
+    for f in hooks(b, hook):
         total = total + f(s, x, b, p=p)
     return total
 
 
+def toughness(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
+    """A player's creature's toughness: 2, its +1/+1 and -1/-1 counters, and what the cards
+    add."""
+    return _stat(s, x, b, p, 2, "toughness")
+
+
+def power(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
+    """A player's creature's power: 1, its counters, and what the cards add."""
+    return _stat(s, x, b, p, 1, "power")
+
+
 def lethal(s: MtgState, x: Any, b: Bounds, p: int) -> Term:
-    """704.5g: a creature with damage at least its toughness."""
+    """704.5f and 704.5g: a creature with toughness 0 or less, or with damage at least its
+    toughness, goes to the graveyard (damage is never negative, so one test says both)."""
     return x.And(s.alive[p], s.dmg[p] >= toughness(s, x, b, p))
+
+
+def annihilate(s: MtgState, x: Any, p: int) -> Term:
+    """704.5q: a creature has both +1/+1 and -1/-1 counters."""
+    return x.And(s.plus[p] > 0, s.minus[p] > 0)
 
 
 def any_sba(s: MtgState, x: Any, b: Bounds) -> Term:
     return x.Or(
         *(f(s, x, b) for f in hooks(b, "sba_applies")),
         *(lethal(s, x, b, p) for p in range(b.players)),
+        *(annihilate(s, x, p) for p in range(b.players)),
     )
 
 
@@ -380,7 +426,10 @@ def leave_step(
 ) -> Any:
     """What happens as any step ends: mana empties (500.4); as the combat phase ends,
     creatures leave combat and "until end of combat" effects end (500.5, 511.3)."""
-    t = s.replace(attacking=x.If(leaving_combat, False, s.attacking))
+    t = s.replace(
+        attacking=x.If(leaving_combat, NOT_ATTACKING, s.attacking),
+        blocking=x.If(leaving_combat, False, s.blocking),
+    )
     if mana:
         t = t.replace(mana=(0,) * b.players)
     if combat_effects:
@@ -471,57 +520,102 @@ def draw_step(s: MtgState, x: Any, b: Bounds) -> Any:
     when={"stage": Stage.BEGIN},
 )
 def plain_step_begins(s: MtgState, x: Any, b: Bounds) -> Any:
-    plain = (Step.MAIN1, Step.BEGIN_COMBAT, Step.BLOCKERS, Step.END_COMBAT, Step.MAIN2)
+    plain = (Step.MAIN1, Step.BEGIN_COMBAT, Step.END_COMBAT, Step.MAIN2)
     x.require(is_one_of(x, s.step, *plain))
     return to_check(one_of_steps_begins(s, x, b, plain), x, b)
 
 
+def defender(s: MtgState, b: Bounds) -> Term:
+    """The defending player: the next player in turn order (506.2)."""
+    return next_player(active(s, b), b.players)
+
+
+def _defending(s: MtgState, x: Any, b: Bounds, **_: Any) -> Term:
+    """the defending player"""
+    return defender(s, b)
+
+
+def controls_planeswalker(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
+    """Player ``p`` controls a planeswalker that can be attacked (506.3)."""
+    return x.Or(*(f(s, x, b, p=p) for f in hooks(b, "planeswalker")))
+
+
+#: What the active player's creature attacks (``attacking``).
+NOT_ATTACKING, ATTACKS_PLAYER, ATTACKS_PLANESWALKER = 0, 1, 2
+
+
 @rule(
     "MTG 508.1",
-    "declare attackers: the active player chooses whether their creature attacks (attacking taps it)",
+    "declare attackers: the active player chooses whether their creature attacks, and whom: the "
+    "defending player or a planeswalker they control (508.1b); attacking taps it (508.1f)",
     kind=Kind.CHOICE,
     decider=ap,
-    params={"attack": (0, 1)},
+    params={"attack": (NOT_ATTACKING, ATTACKS_PLAYER, ATTACKS_PLANESWALKER)},
     when={"stage": Stage.BEGIN},
 )
 def declare_attackers(s: MtgState, x: Any, b: Bounds, attack: int) -> Any:
     x.require(s.step == Step.ATTACKERS)
     a = active(s, b)
-    can = x.Or(*(x.And(a == p, s.alive[p], x.Not(s.tapped[p])) for p in range(b.players)))
     s = step_begins(s, x, b, Step.ATTACKERS)
-    if attack:
-        x.require(can)
-        tapped = s.tapped
-        for p in range(b.players):
-            tapped = x.set(tapped, p, x.If(a == p, True, tapped[p]))
-        return to_check(s.replace(attacking=True, tapped=tapped), x, b)
-    return to_check(s, x, b)
+    if attack == NOT_ATTACKING:
+        return to_check(s, x, b)
+    x.require(x.And(x.get(s.alive, a), x.Not(x.get(s.tapped, a))))
+    if attack == ATTACKS_PLANESWALKER:
+        x.require(controls_planeswalker(s, x, b, defender(s, b)))
+    tapped = x.set(s.tapped, a, True)
+    return to_check(s.replace(attacking=attack, tapped=tapped), x, b)
+
+
+@rule(
+    "MTG 509.1",
+    "declare blockers: the defending player chooses whether their creature blocks the attacking "
+    "creature; a tapped creature can't block (509.1a), and a creature blocks one attacker",
+    kind=Kind.CHOICE,
+    decider=_defending,
+    params={"block": (0, 1)},
+    when={"stage": Stage.BEGIN},
+)
+def declare_blockers(s: MtgState, x: Any, b: Bounds, block: int) -> Any:
+    x.require(s.step == Step.BLOCKERS)
+    s = step_begins(s, x, b, Step.BLOCKERS)
+    if not block:
+        return to_check(s, x, b)
+    d = defender(s, b)
+    x.require(x.And(s.attacking != NOT_ATTACKING, x.get(s.alive, d), x.Not(x.get(s.tapped, d))))
+    return to_check(s.replace(blocking=True), x, b)
+
+
+def _deal(dmg: Any, x: Any, b: Bounds, p: Term, amount: Term, cond: Term) -> Any:
+    """``amount`` damage marked on player ``p``'s creature where ``cond`` holds (120.3e)."""
+    now = x.get(dmg, p)
+    x.within(x.Or(x.Not(cond), now + amount <= b.damage), "damage")
+    return x.set(dmg, p, x.If(cond, now + amount, now))
 
 
 @rule(
     "MTG 510.2",
-    "combat damage: the attacking creature and the defending player's creature deal 1 damage "
-    "to each other",
+    "combat damage: each attacking and blocking creature deals damage equal to its power, once "
+    "(510.1a): the attacker to its blocker, or, unblocked, to the player or planeswalker it "
+    "attacks; the blocker to the attacker",
     kind=Kind.TURN_BASED,
     when={"stage": Stage.BEGIN},
 )
 def combat_damage(s: MtgState, x: Any, b: Bounds) -> Any:
     x.require(s.step == Step.DAMAGE)
     s = step_begins(s, x, b, Step.DAMAGE)
-    a = active(s, b)
-    d = next_player(a, b.players)  # the defending player (the next player in turn order)
-    dmg = s.dmg
-    for p in range(b.players):
-        fight = x.And(s.attacking, s.alive[p], x.Or(a == p, d == p))
-        other_alive = x.Or(
-            *(x.And(s.alive[q], x.Or(a == q, d == q)) for q in range(b.players) if q != p)
-        )
-        hit = x.And(fight, other_alive)
-        x.within(x.Or(x.Not(hit), dmg[p] + 1 <= b.damage), "damage")
-        dmg = x.set(dmg, p, x.If(hit, dmg[p] + 1, dmg[p]))
+    a, d = active(s, b), defender(s, b)
+    attacks = x.And(s.attacking != NOT_ATTACKING, x.get(s.alive, a))
+    blocked = x.And(s.blocking, x.get(s.alive, d))
+    hits = x.Max(power(s, x, b, a), 0)
+    strikes_back = x.Max(power(s, x, b, d), 0)
+    dmg = _deal(s.dmg, x, b, d, hits, x.And(attacks, blocked, hits > 0))
+    dmg = _deal(dmg, x, b, a, strikes_back, x.And(attacks, blocked, strikes_back > 0))
     t = s.replace(dmg=dmg)
-    for f in hooks(b, "combat_damage"):
-        t = f(s, x, b, t=t, attacker=a, defender=d)
+    # Unblocked, it deals its damage to what it attacks: no life totals are modelled, but a
+    # planeswalker loses that much loyalty (120.3c).
+    at_walker = x.And(attacks, x.Not(blocked), s.attacking == ATTACKS_PLANESWALKER, hits > 0)
+    for f in hooks(b, "planeswalker_damage"):
+        t = f(s, x, b, t=t, p=d, amount=hits, cond=at_walker)
     return to_check(t, x, b)
 
 
@@ -585,18 +679,25 @@ def cleanup_damage(s: MtgState, x: Any, b: Bounds, *, end_effects: bool = True) 
 )
 def sba(s: MtgState, x: Any, b: Bounds) -> Any:
     x.require(any_sba(s, x, b))
-    alive, dmg = s.alive, s.dmg
+    alive, dmg, plus, minus = s.alive, s.dmg, s.plus, s.minus
     t = s
     for p in range(b.players):
         dies = lethal(s, x, b, p)
         alive = x.set(alive, p, x.If(dies, False, alive[p]))
         dmg = x.set(dmg, p, x.If(dies, 0, dmg[p]))
+        # 704.5q: as many of each counter as the fewer of them are removed; a creature that
+        # dies takes its counters with it.
+        fewer = x.Min(s.plus[p], s.minus[p])
+        plus = x.set(plus, p, x.If(dies, 0, s.plus[p] - fewer))
+        minus = x.set(minus, p, x.If(dies, 0, s.minus[p] - fewer))
         for f in hooks(b, "dies"):
             t = f(t, x, b, p=p, cond=dies)
     for f in hooks(b, "sba"):
         t = f(s, x, b, t=t)
     in_cleanup = x.And(s.step == Step.CLEANUP, s.stage == Stage.CHECK)
-    return t.replace(alive=alive, dmg=dmg, cl_prio=x.Or(s.cl_prio, in_cleanup))
+    return t.replace(
+        alive=alive, dmg=dmg, plus=plus, minus=minus, cl_prio=x.Or(s.cl_prio, in_cleanup)
+    )
 
 
 def _stacker(s: MtgState, x: Any, b: Bounds, i: int) -> Term:
@@ -698,7 +799,11 @@ def next_step(s: MtgState, x: Any) -> Term:
     return x.If(
         s.step == Step.CLEANUP,
         Step.CLEANUP,
-        x.If(x.And(s.step == Step.ATTACKERS, x.Not(s.attacking)), Step.END_COMBAT, s.step + 1),
+        x.If(
+            x.And(s.step == Step.ATTACKERS, s.attacking == NOT_ATTACKING),
+            Step.END_COMBAT,
+            s.step + 1,
+        ),
     )
 
 
@@ -737,7 +842,8 @@ def pass_end_step(
 
 @rule(
     "MTG 117.1a",
-    "the player with priority casts an instant from their hand, and keeps priority (117.3c)",
+    "the player with priority casts an instant from their hand (at its target, if it has a "
+    "choice of targets), and keeps priority (117.3c)",
     kind=Kind.CHOICE,
     decider=prio,
     params={"card": lambda b: b.setup.castable},
@@ -745,15 +851,19 @@ def pass_end_step(
 )
 def cast(s: MtgState, x: Any, b: Bounds, card: int, *, new_round: bool = True) -> Any:
     p = s.prio
-    timing, owner = b.setup.cast[card]
+    play = b.setup.cast[card]
     x.require(x.get(s.used, p) < b.actions)
     x.require(x.get(s.hand, p) > 0)
-    x.require(owner.controls(p))
-    if timing is not None:
-        x.require(timing(s, x, b, p))
+    x.require(play.card.controls(p))
+    for allowed in hooks(b, "may_cast"):
+        x.require(allowed(s, x, b, p=p))
+    if play.timing is not None:
+        x.require(play.timing(s, x, b, p))
+    if play.legal is not None:
+        x.require(play.legal(s, x, b, p=p))
     x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, card, 0, False)),
+        stack=x.seq_push(s.stack, Item(p, play.kind, play.target, False)),
         hand=x.set(s.hand, p, x.get(s.hand, p) - 1),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
@@ -917,7 +1027,7 @@ def end_turn_d(s: MtgState, x: Any, b: Bounds, *, then: str = "cleanup") -> Any:
         return s.replace(stage=Stage.PROC_A)
     fighting = is_one_of(x, s.step, *COMBAT_STEPS)
     t = b.setup.reset_when(s, x, "combat", b, fighting)
-    t = t.replace(mana=(0,) * b.players, attacking=False, proc=Proc.NONE)
+    t = t.replace(mana=(0,) * b.players, attacking=NOT_ATTACKING, blocking=False, proc=Proc.NONE)
     if then == "next turn":  # the cleanup step is skipped too
         return next_turn(t, x, b)
     return begin_step(t, x, b, Step.END if then == "end step" else Step.CLEANUP)
@@ -956,7 +1066,7 @@ def end_combat_b(s: MtgState, x: Any, b: Bounds) -> Any:
 def end_combat_d(s: MtgState, x: Any, b: Bounds) -> Any:
     _process_may_end(s, x, b, Proc.END_COMBAT)
     t = b.setup.reset(s, "combat", b)
-    t = t.replace(mana=(0,) * b.players, attacking=False, proc=Proc.NONE)
+    t = t.replace(mana=(0,) * b.players, attacking=NOT_ATTACKING, blocking=False, proc=Proc.NONE)
     return begin_step(t, x, b, Step.MAIN2)
 
 
@@ -966,6 +1076,7 @@ RULES = (
     draw_step,
     plain_step_begins,
     declare_attackers,
+    declare_blockers,
     combat_damage,
     end_step_begins,
     cleanup_discard,

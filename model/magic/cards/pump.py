@@ -1,7 +1,8 @@
 """Pump (abstract): an instant whose effect lasts until end of turn (514.2).
 
-"Target creature you control gets +1/+1 until end of turn." The +1/+1 adds to the toughness
-that lethal damage is measured against (704.5g) until the cleanup step ends it.
+"Target creature you control gets +1/+1 until end of turn." The +1/+1 adds to the power the
+creature deals combat damage with (510.1a) and to the toughness lethal damage is measured
+against (704.5g), until the cleanup step ends it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
     return s.replace(pump=x.set(s.pump, c, add_effect(x, x.get(s.pump, c), b)))
 
 
-def _toughness(s: Any, x: Any, b: Any, *, me: Any, p: int) -> Term:
-    return s.pump[p]
+def _boost(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Term:
+    """+1/+1: as much to power as to toughness."""
+    return x.get(s.pump, p)
 
 
 CARD = Pack(
@@ -40,7 +42,7 @@ CARD = Pack(
     ),
     resolve={"PUMP": _resolve},
     cast={"PUMP": None},
-    hooks={"toughness": _toughness},
+    hooks={"toughness": _boost, "power": _boost},
     zones=("hand",),
     module=__name__,
 )

@@ -5,10 +5,11 @@ loyalty while he's not a planeswalker.)"
 The seed situation of this project (with Sundial of the Infinite, ruling ET-07): damage dealt to
 him while he is a creature is marked on him (120.3e), and 514.2 removes it in the same instant as
 his animation ends, so it never costs loyalty; damage dealt to him as a planeswalker removes
-loyalty (120.3c). He attacks with his controller's creature while animated (he has haste), and
-the opponent's attacker attacks him as a planeswalker. A planeswalker with no loyalty goes to the
-graveyard (704.5i); an animated Sarkhan is not a planeswalker, and he is indestructible.
-"""
+loyalty (120.3c), whether a spell's (Shock) or an attacking creature's (the opponent may attack
+him, 506.3). A planeswalker with no loyalty goes to the graveyard (704.5i); an animated Sarkhan
+is not a planeswalker, and he is indestructible. Animated, he could attack too, but with flying
+no creature here can block him and damage to players is not modelled, so his attack changes
+nothing this model looks at and is left out."""
 
 from __future__ import annotations
 
@@ -72,17 +73,29 @@ def _sba(s: Any, x: Any, b: Any, *, me: Any, t: Any) -> Any:
     return t.replace(sark_here=x.If(_dies(s, x), False, s.sark_here))
 
 
-def _combat_damage(
-    s: Any, x: Any, b: Any, *, me: Any, t: Any, attacker: Term, defender: Term
-) -> Any:
-    c = me.controller
-    defender_alive = x.Or(*(x.And(defender == q, s.alive[q]) for q in range(b.players)))
-    marked = x.And(s.attacking, attacker == c, s.sark_here, s.sark_anim, defender_alive)
-    x.within(x.Or(x.Not(marked), s.sark_dmg + 1 <= b.damage), "damage")
-    loses = x.And(s.attacking, attacker != c, s.sark_here, x.Not(s.sark_anim), s.sark_loyalty > 0)
-    return t.replace(
-        sark_dmg=x.If(marked, s.sark_dmg + 1, s.sark_dmg),
-        sark_loyalty=x.If(loses, s.sark_loyalty - 1, s.sark_loyalty),
+def _planeswalker(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Term:
+    """He can be attacked as a planeswalker of his controller's (not while he is a creature:
+    then he is no planeswalker)."""
+    return x.And(p == me.controller, s.sark_here, x.Not(s.sark_anim))
+
+
+def _attacked(s: Any, x: Any, b: Any, *, me: Any, t: Any, p: Term, amount: Term, cond: Term) -> Any:
+    """Combat damage dealt to him as a planeswalker removes that much loyalty (120.3c)."""
+    hit = x.And(cond, p == me.controller, s.sark_here, x.Not(s.sark_anim))
+    return t.replace(sark_loyalty=x.If(hit, x.Max(s.sark_loyalty - amount, 0), s.sark_loyalty))
+
+
+def _targetable(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Term:
+    return s.sark_here
+
+
+def _damaged(s: Any, x: Any, b: Any, *, me: Any, amount: int) -> Any:
+    """Damage dealt to him: marked, while he is a creature (120.3e); else it removes loyalty
+    (120.3c)."""
+    x.within(x.Or(x.Not(s.sark_anim), s.sark_dmg + amount <= b.damage), "damage")
+    return s.replace(
+        sark_dmg=x.If(s.sark_anim, s.sark_dmg + amount, s.sark_dmg),
+        sark_loyalty=x.If(s.sark_anim, s.sark_loyalty, x.Max(s.sark_loyalty - amount, 0)),
     )
 
 
@@ -139,17 +152,17 @@ CARD = Pack(
     hooks={
         "sba_applies": _sba_applies,
         "sba": _sba,
-        "combat_damage": _combat_damage,
+        "planeswalker": _planeswalker,
+        "planeswalker_damage": _attacked,
         "cleanup": _cleanup,
     },
+    targets={"SARKHAN": ("Sarkhan, the Dragonspeaker", _targetable, _damaged)},
     properties=(
         step(
             "creature-damage-never-costs-loyalty",
-            "Sarkhan loses loyalty only to combat damage dealt to him as a planeswalker; damage "
-            "marked on him as a creature ends with his animation at 514.2 (ET-07)",
-            lambda s, t, r, x, b, m: x.Implies(
-                t.sark_loyalty < s.sark_loyalty, x.And(s.step == Step.DAMAGE, x.Not(s.sark_anim))
-            ),
+            "Sarkhan loses loyalty only to damage dealt to him while he is a planeswalker; "
+            "damage marked on him as a creature ends with his animation at 514.2 (ET-07)",
+            lambda s, t, r, x, b, m: x.Implies(t.sark_loyalty < s.sark_loyalty, x.Not(s.sark_anim)),
             antecedent=lambda s, x, b, m: x.And(s.sark_anim, s.sark_dmg > 0),
             citations=("MTG 514.2", "MTG 120.3c", "MTG 120.3e"),
             for_all=FOR_ALL,
