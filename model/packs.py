@@ -121,6 +121,9 @@ class Pack:
     #: Castable kinds that deal damage to a target of the player's choice: each may be cast at
     #: every damage target in play as well (``aims={"SHOCK": "damage"}``).
     aims: Mapping[str, str] = field(default_factory=dict)
+    #: Kinds whose resolution is one of the card's own rules (a choice as it resolves), not a
+    #: ``resolve`` function: the core's rule for kinds without an effect leaves them alone.
+    resolves_itself: tuple[str, ...] = ()
     zones: tuple[str, ...] = ("battlefield",)
     counters: Mapping[str, str] = field(default_factory=dict)
     abstract: bool = False
@@ -394,7 +397,7 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         for hook in pack.hooks:
             if hook not in core.hooks:
                 raise UnknownNameError(f"hook (in card {pack.name})", hook, core.hooks)
-        for kind in list(pack.resolve) + list(pack.cast) + list(pack.aims):
+        for kind in (*pack.resolve, *pack.cast, *pack.aims, *pack.resolves_itself):
             if kind not in names:
                 raise UnknownNameError(f"kind of card {pack.name}", kind, names)
         for name in pack.targets:
@@ -442,7 +445,9 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         ending=ending,
         castable=tuple(play_enum) if play_enum is not None else (),
         cast=cast,
-        resolving_kinds=tuple(int(kinds[k]) for p in packs for k in p.resolve),
+        resolving_kinds=tuple(
+            int(kinds[k]) for p in packs for k in (*p.resolve, *p.resolves_itself)
+        ),
         damage_targets=damage_targets,
     )
 

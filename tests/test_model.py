@@ -39,20 +39,23 @@ def test_sequences_keep_canonical_empty_slots():
                 "what": IntRange(0, 20),
                 "n": IntRange(0, 3),
                 "in_proc": IntRange(0, 1),
+                "copy": IntRange(0, 1),
             },
         ),
         3,
     )
     empty = dom.default()
-    one = x.seq_push(empty, Item(1, Obj.PUMP, 0, False))
-    two = x.seq_push(one, Item(0, Obj.SHOCK, 0, False))
+    one = x.seq_push(empty, Item(1, Obj.PUMP, 0, False, False))
+    two = x.seq_push(one, Item(0, Obj.SHOCK, 0, False, False))
     assert x.seq_top(two).what == Obj.SHOCK
     assert x.seq_pop(two) == one
-    assert x.seq_remove(two, 0) == dom.make([Item(0, Obj.SHOCK, 0, False)])
+    assert x.seq_remove(two, 0) == dom.make([Item(0, Obj.SHOCK, 0, False, False)])
     assert x.seq_pop(one) == empty
-    full = x.seq_push(two, Item(1, Obj.PUMP, 0, False))
-    assert x.seq_push(full, Item(0, 1, 0, 0)) == full  # total: no push beyond capacity
-    assert x.seq_filter(two, lambda it: it.ctrl == 0) == dom.make([Item(0, Obj.SHOCK, 0, False)])
+    full = x.seq_push(two, Item(1, Obj.PUMP, 0, False, False))
+    assert x.seq_push(full, Item(0, 1, 0, 0, 0)) == full  # total: no push beyond capacity
+    assert x.seq_filter(two, lambda it: it.ctrl == 0) == dom.make(
+        [Item(0, Obj.SHOCK, 0, False, False)]
+    )
     assert dom.well_formed(two, x)
     assert not dom.well_formed(Seq(1, two.slots), x)  # a live item beyond the length
 

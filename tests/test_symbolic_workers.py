@@ -118,7 +118,7 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
     ex = explore(model)
     assert set(ex.bound_cuts) == {"stack"}
     shallowest = min(ex.depth(i) for i in ex.cut_nodes)
-    outcome = bounds_task(model, timeout_s=6, max_depth=20)
+    outcome = bounds_task(model, timeout_s=20, max_depth=20)
     assert outcome.reached == {"stack": shallowest}
     assert "stack" not in outcome.undecided + outcome.unreached
     assert set(outcome.undecided) <= {"damage", "effects", "hand_cap", "waiting"}

@@ -71,7 +71,7 @@ CORE = Core(
     sections=SECTIONS,
     zones=("battlefield", "hand"),
     library=lambda: LIBRARY,
-    item=lambda ctrl, what, n: Item(ctrl, what, n, False),
+    item=lambda ctrl, what, n: Item(ctrl, what, n, False, False),
 )
 
 #: The cards in the built-in rule set, and who controls each (``None``: each player has one;

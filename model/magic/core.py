@@ -105,16 +105,18 @@ COMBAT_STEPS = (Step.BEGIN_COMBAT, Step.ATTACKERS, Step.BLOCKERS, Step.DAMAGE, S
 
 class Item(NamedTuple):
     """A stack object or a waiting trigger: controller, what it is (a kind of the composed
-    rule set), a number ("that many"), and whether it triggered during an end-the-turn or
-    end-combat process (724.1a keeps only those)."""
+    rule set), a number (a target, or "that many"), whether it triggered during an
+    end-the-turn or end-combat process (724.1a keeps only those), and whether it is a copy of a
+    spell (707.10: a copy is no card, and ceases to exist once it leaves the stack, 704.5e)."""
 
     ctrl: Any
     what: Any
     n: Any
     in_proc: Any
+    copy: Any = False
 
 
-NO_ITEM = Item(0, 0, 0, False)
+NO_ITEM = Item(0, 0, 0, False, False)
 
 
 class MtgState(Protocol):
@@ -139,6 +141,8 @@ class MtgState(Protocol):
     frozen: Any
     attacking: Term
     blocking: Term
+    silenced: Any
+    ghosts: Term
     plus: Any
     minus: Any
 
@@ -166,6 +170,10 @@ HOOKS = {
     "keywords t, p, amount, cond; returns t",
     "may_cast": "whether player p may cast spells (a 'can't cast spells' effect): keyword p; "
     "returns a condition",
+    "graveyard_shuffled": "player p's graveyard is shuffled into their library: keyword p; "
+    "returns the state",
+    "attacks": "player p's creature attacks (508.1m): keywords p, attack (what it attacks); "
+    "returns the state (triggers)",
     "cleanup": "514.2, with the end of the card's 'until end of turn' fields: keyword t; returns t",
 }
 
@@ -188,6 +196,7 @@ def item_domain(b: Bounds) -> RecordDomain:
             "what": EnumDomain(b.setup.kinds),
             "n": IntRange(0, b.hand_cap),
             "in_proc": BoolDomain(),
+            "copy": BoolDomain(),
         },
     )
 
@@ -283,6 +292,19 @@ FIELDS = (
     ),
     Field("blocking", BoolDomain(), "the defending player's creature blocks it", _const(False)),
     Field(
+        "silenced",
+        per_player(BoolDomain()),
+        "a player can't cast spells this turn (an effect that ends at 514.2)",
+        each(False),
+    ),
+    Field(
+        "ghosts",
+        lambda b: IntRange(0, b.stack + 1),
+        "copies of spells exiled from the stack, which cease to exist at the next check of "
+        "state-based actions (704.5e)",
+        _const(0),
+    ),
+    Field(
         "plus",
         lambda b: ArrayDomain(IntRange(0, b.counters), b.players),
         "+1/+1 counters on each player's creature",
@@ -364,6 +386,20 @@ def lethal(s: MtgState, x: Any, b: Bounds, p: int) -> Term:
     return x.And(s.alive[p], s.dmg[p] >= toughness(s, x, b, p))
 
 
+def silence_opponents(s: MtgState, x: Any, b: Bounds, caster: Term) -> Any:
+    """The caster's opponents can't cast spells this turn (Silence, Mandate of Peace)."""
+    return s.replace(
+        silenced=tuple(x.If(caster != p, True, s.silenced[p]) for p in range(b.players))
+    )
+
+
+def sorcery_timing(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
+    """A cast timing: a sorcery's (307.1): its caster's main phase, with an empty stack."""
+    return x.And(
+        p == active(s, b), is_one_of(x, s.step, Step.MAIN1, Step.MAIN2), x.seq_is_empty(s.stack)
+    )
+
+
 def annihilate(s: MtgState, x: Any, p: int) -> Term:
     """704.5q: a creature has both +1/+1 and -1/-1 counters."""
     return x.And(s.plus[p] > 0, s.minus[p] > 0)
@@ -374,13 +410,14 @@ def any_sba(s: MtgState, x: Any, b: Bounds) -> Term:
         *(f(s, x, b) for f in hooks(b, "sba_applies")),
         *(lethal(s, x, b, p) for p in range(b.players)),
         *(annihilate(s, x, p) for p in range(b.players)),
+        s.ghosts > 0,
     )
 
 
 def fire(s: MtgState, x: Any, b: Bounds, cond: Term, ctrl: Term, what: int, n: Term = 0) -> Any:
     """A trigger fires: it waits (603.2, 603.3) until a player would receive priority. It
     remembers whether it fired during an end-the-turn or end-combat process (724.1a)."""
-    item = Item(ctrl, what, n, s.proc != Proc.NONE)
+    item = Item(ctrl, what, n, s.proc != Proc.NONE, False)
     return s.replace(pending=fire_into(x, s.pending, cond, item))
 
 
@@ -563,7 +600,10 @@ def declare_attackers(s: MtgState, x: Any, b: Bounds, attack: int) -> Any:
     if attack == ATTACKS_PLANESWALKER:
         x.require(controls_planeswalker(s, x, b, defender(s, b)))
     tapped = x.set(s.tapped, a, True)
-    return to_check(s.replace(attacking=attack, tapped=tapped), x, b)
+    t = s.replace(attacking=attack, tapped=tapped)
+    for f in hooks(b, "attacks"):  # "whenever ... attacks" triggers (508.1m)
+        t = f(t, x, b, p=a, attack=attack)
+    return to_check(t, x, b)
 
 
 @rule(
@@ -661,7 +701,7 @@ def cleanup_discard(s: MtgState, x: Any, b: Bounds) -> Any:
 def cleanup_damage(s: MtgState, x: Any, b: Bounds, *, end_effects: bool = True) -> Any:
     t = s.replace(dmg=(0,) * b.players)
     if end_effects:
-        t = b.setup.reset(t, "cleanup", b)
+        t = b.setup.reset(t, "cleanup", b).replace(silenced=(False,) * b.players)
         for f in hooks(b, "cleanup"):
             t = f(s, x, b, t=t)
     return t.replace(stage=Stage.CHECK, prio=active(s, b), passes=0)
@@ -672,8 +712,9 @@ def cleanup_damage(s: MtgState, x: Any, b: Bounds, *, end_effects: bool = True) 
 
 @rule(
     "MTG 704.3",
-    "state-based actions, all at once: creatures with lethal damage are destroyed (704.5g), "
-    "and the cards' own (704.5i, ...)",
+    "state-based actions, all at once: creatures with lethal damage or no toughness die "
+    "(704.5f, 704.5g), +1/+1 and -1/-1 counters annihilate (704.5q), copies out of the stack "
+    "cease to exist (704.5e), and the cards' own (704.5i, ...)",
     kind=Kind.STATE_BASED,
     when={"stage": (Stage.CHECK, Stage.PROC_C)},
 )
@@ -696,7 +737,12 @@ def sba(s: MtgState, x: Any, b: Bounds) -> Any:
         t = f(s, x, b, t=t)
     in_cleanup = x.And(s.step == Step.CLEANUP, s.stage == Stage.CHECK)
     return t.replace(
-        alive=alive, dmg=dmg, plus=plus, minus=minus, cl_prio=x.Or(s.cl_prio, in_cleanup)
+        alive=alive,
+        dmg=dmg,
+        plus=plus,
+        minus=minus,
+        ghosts=0,  # 704.5e: copies out of the stack cease to exist
+        cl_prio=x.Or(s.cl_prio, in_cleanup),
     )
 
 
@@ -842,8 +888,9 @@ def pass_end_step(
 
 @rule(
     "MTG 117.1a",
-    "the player with priority casts an instant from their hand (at its target, if it has a "
-    "choice of targets), and keeps priority (117.3c)",
+    "the player with priority casts a spell from their hand (an instant whenever they have "
+    "priority, a sorcery in their main phase on an empty stack, 307.1), at its target if it "
+    "has a choice of targets, unless an effect says they can't; they keep priority (117.3c)",
     kind=Kind.CHOICE,
     decider=prio,
     params={"card": lambda b: b.setup.castable},
@@ -855,6 +902,7 @@ def cast(s: MtgState, x: Any, b: Bounds, card: int, *, new_round: bool = True) -
     x.require(x.get(s.used, p) < b.actions)
     x.require(x.get(s.hand, p) > 0)
     x.require(play.card.controls(p))
+    x.require(x.Not(x.get(s.silenced, p)))
     for allowed in hooks(b, "may_cast"):
         x.require(allowed(s, x, b, p=p))
     if play.timing is not None:
@@ -863,7 +911,7 @@ def cast(s: MtgState, x: Any, b: Bounds, card: int, *, new_round: bool = True) -
         x.require(play.legal(s, x, b, p=p))
     x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, play.kind, play.target, False)),
+        stack=x.seq_push(s.stack, Item(p, play.kind, play.target, False, False)),
         hand=x.set(s.hand, p, x.get(s.hand, p) - 1),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
@@ -884,7 +932,7 @@ def activate(s: MtgState, x: Any, b: Bounds, what: int) -> Any:
     x.require(x.get(s.used, p) < b.actions)
     x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, what, 0, False)),
+        stack=x.seq_push(s.stack, Item(p, what, 0, False, False)),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
         passes=0,
@@ -978,10 +1026,15 @@ def _forget_waiting(s: MtgState, x: Any, forget: bool) -> Any:
 
 
 def _exile_stack(s: MtgState, x: Any, whole: bool) -> Any:
-    # Exile every object on the stack, the resolving one included.
+    # Exile every object on the stack, the resolving one included; the copies among them
+    # cease to exist at the next check of state-based actions (724.1c, 724.2c).
+    copies = x.If(x.And(s.res.what != 0, s.res.copy), 1, 0)
     if not whole:  # only the resolving object
-        return s.replace(res=NO_ITEM, stage=Stage.PROC_C)
-    return s.replace(stack=x.seq_clear(s.stack), res=NO_ITEM, stage=Stage.PROC_C)
+        return s.replace(res=NO_ITEM, ghosts=s.ghosts + copies, stage=Stage.PROC_C)
+    copies = x.Sum(copies, x.seq_count(s.stack, lambda it: it.copy))
+    return s.replace(
+        stack=x.seq_clear(s.stack), res=NO_ITEM, ghosts=s.ghosts + copies, stage=Stage.PROC_C
+    )
 
 
 @rule(

@@ -57,7 +57,10 @@ def turn_starts(s: MtgState, x: Any, b: Bounds, m: Any = None) -> Term:
 
 
 def _no_eot_left(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
-    return x.Implies(turn_starts(s, x, b), x.And(_all_zero(x, s.dmg), _ended(s, x, b, "cleanup")))
+    return x.Implies(
+        turn_starts(s, x, b),
+        x.And(_all_zero(x, s.dmg), x.Not(x.Or(*s.silenced)), _ended(s, x, b, "cleanup")),
+    )
 
 
 def step_begins(t: MtgState) -> Term:
@@ -163,8 +166,10 @@ def _lifo(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
 
 
 def _waits_for_resolution(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """While an object resolves, no waiting trigger goes on the stack (a spell the resolution
+    casts, 608.2g, or a copy it makes, 707.10, does)."""
     resolving = is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED)
-    return x.Implies(resolving, t.stack.length <= s.stack.length)
+    return x.Implies(resolving, t.pending.length >= s.pending.length)
 
 
 def _fired_while_resolving(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.model.magic.core import Proc, begin_process, in_combat
+from turnproof.model.magic.core import Proc, begin_process, in_combat, silence_opponents
 from turnproof.model.packs import KindSpec, Pack
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
-    """the combat phase ends (724.2)"""
-    return begin_process(s, Proc.END_COMBAT)
+    """its controller's opponents can't cast spells this turn, and the combat phase ends
+    (724.2)"""
+    return begin_process(silence_opponents(s, x, b, s.res.ctrl), Proc.END_COMBAT)
 
 
 CARD = Pack(

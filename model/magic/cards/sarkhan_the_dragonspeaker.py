@@ -46,7 +46,7 @@ def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any, once_per_turn: bool = T
     # one per turn, and a rule that went beyond would be cut here, not silently lost.
     x.within(s.sark_loyalty + 1 <= b.loyalty + b.turns, "loyalty")
     return s.replace(
-        stack=x.seq_push(s.stack, StackItem(c, kinds(b).SARKHAN, 0, False)),
+        stack=x.seq_push(s.stack, StackItem(c, kinds(b).SARKHAN, 0, False, False)),
         sark_loyalty=s.sark_loyalty + 1,
         sark_used=True,
         used=x.set(s.used, c, s.used[c] + 1),
