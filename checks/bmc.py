@@ -207,12 +207,23 @@ def follow(
     if missing:
         return BmcOutcome("clear", 0, reason=f"no rule instance {missing[0]!r} in this model")
     k = len(labels)
-    chosen = z3.And(*(enc.act_var(i) == index[name] for i, name in enumerate(labels)))
-    u = Unrolling(enc)
-    answer, zm = u.check_at(k, z3.And(chosen, target(k)), deadline)
+    solver = z3.Solver()
+    solver.add(enc.init(0), enc.params_at(0))
+    for i, name in enumerate(labels):
+        a = index[name]
+        solver.add(
+            enc.act_var(i) == a,
+            enc.step_formula(i, a, alone=True),
+            enc.well_formed(i + 1),
+            enc.params_at(i + 1),
+        )
+    solver.add(target(k))
+    deadline.arm(solver)
+    answer = solver.check()
+    zm = solver.model() if answer == z3.sat else None
     if answer == z3.unknown:
         return BmcOutcome(
-            "unknown", k, reason=f"Z3 unknown following a trace: {u.solver.reason_unknown()}"
+            "unknown", k, reason=f"Z3 unknown following a trace: {solver.reason_unknown()}"
         )
     if answer != z3.sat:
         return BmcOutcome("clear", k, reason="the transition formula does not allow that trace")

@@ -338,6 +338,9 @@ def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: D
     (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
     reason."""
     total = deadline.left()
+    small = by_reachable_set(q, deadline)
+    if small is not None and small.status != "unknown":
+        return small
     first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
     if first.status == "safe":
         return first
@@ -351,6 +354,125 @@ def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: D
     if rest.status == "unknown":
         rest.reason += reasons
     return rest
+
+
+#: A model whose reachable states (with the property's monitors) are at most this many, with no
+#: bound left open, is proved with its reachable set as the invariant.
+REACHABLE_SET_STATES = 5_000
+
+
+def small_exploration(enc: Encoding, *, paths: bool = False) -> Any:
+    """The concrete exploration of a small model (with the encoding's monitors), at the
+    model's values of the bounds, or ``None``; made once per encoding. With open bounds it
+    serves only for ``paths`` (a counterexample or witness at the model's values is one of
+    the model), never for proofs (the reachable states of one value say nothing of others)."""
+    from turnproof.checks.explicit import Limits, explore
+
+    if enc.open_bounds and not paths:
+        return None
+    cached = getattr(enc, "_small", False)
+    if cached is not False:
+        return cached
+    ex = explore(enc.model, enc.monitors, Limits(max_states=REACHABLE_SET_STATES + 1))
+    small = ex if ex.complete and ex.states <= REACHABLE_SET_STATES else None
+    enc._small = small  # type: ignore[attr-defined]
+    return small
+
+
+def concrete_path(enc: Encoding, pred: Callable[..., Any]) -> tuple[str, ...] | None:
+    """In a small model, the rule instances of the shortest concrete path to a state that
+    satisfies ``pred``, to be checked against the transition formula with
+    :func:`~turnproof.checks.bmc.follow`; ``None`` when there is none (or the model is not
+    small)."""
+    from turnproof.checks.explicit import find_state
+
+    ex = small_exploration(enc, paths=True)
+    if ex is None:
+        return None
+    hit = find_state(ex, pred)
+    if hit is None:
+        return None
+    return tuple(ex.model.actions[ex.act[e]].label for e in ex.path_to(hit))
+
+
+#: What a trace says when it is a concrete path checked by Z3 step by step.
+FOLLOWED = (
+    "the trace is the shortest concrete path of this small model, checked step by step against "
+    "the symbolic transition formula"
+)
+
+
+def small_counterexample(prop: Property, q: Query, deadline: Deadline) -> Answer | None:
+    """In a small model: the shortest concrete path to a state (or step) that breaks the
+    ``always`` (or ``step``) property, checked step by step against the transition formula;
+    ``None`` when the model is not small or nothing breaks it."""
+    from turnproof.checks.explicit import find_edge, find_state
+
+    assert prop.pred is not None
+    ex = small_exploration(q.enc, paths=True)
+    if ex is None:
+        return None
+    pred = prop.pred
+    if prop.kind == "always":
+        bad = find_state(ex, lambda s, x, b, m: not pred(s, x, b, m))
+        edges = None if bad is None else ex.path_to(bad)
+    else:
+        e = find_edge(ex, lambda s, t, r, x, b, m: not pred(s, t, r, x, b, m))
+        edges = None if e is None else ex.path_to(ex.src[e]) + [e]
+    if edges is None:
+        return None
+    labels = tuple(ex.model.actions[ex.act[e]].label for e in edges)
+    found = _follow_guide(q.enc, labels, q.target, deadline)
+    if found is None:
+        return None
+    out = unsafe(found)
+    out.reason = FOLLOWED
+    return out
+
+
+def small_lasso(enc: Encoding, prop: Property) -> tuple[str, ...] | None:
+    """In a small model: the rule instances of a concrete lasso inside the region (a stem, then
+    a loop back to the stem's last state), found on the concrete state graph."""
+    import time
+
+    from turnproof.checks.explicit import check_terminates as explicit_terminates
+
+    ex = small_exploration(enc, paths=True)
+    if ex is None:
+        return None
+    r = explicit_terminates(ex, prop, time.perf_counter())
+    if r.trace is None or r.trace.loop_start is None:
+        return None
+    return tuple(step.name for step in r.trace.steps)
+
+
+def by_reachable_set(q: Query, deadline: Deadline) -> Answer | None:
+    """For a small model with every bound fixed: the set of its reachable states, found by a
+    concrete exploration, as the invariant, which Z3 then checks on the symbolic transition
+    formula (it contains the initial states, is closed under every rule instance, and has no
+    bad state). A concrete exploration that missed a successor makes the closure check fail,
+    so the proof does not rest on it. ``None`` when the model is too large or has open bounds
+    (then the reachable set of one value says nothing of the others)."""
+    enc = q.enc
+    ex = small_exploration(enc)
+    if ex is None:
+        return None
+    cubes = [enc.is_state(0, ex.state(i), ex.monitor_values(i)) for i in range(ex.states)]
+    invariant = z3.Or(*cubes)
+    problem = check_invariant(q, invariant, deadline)
+    if problem.startswith("safety"):
+        return None  # a bad state is reachable: the searches find its trace
+    if problem:
+        return Answer("unknown", reason=f"the reachable states are not closed: {problem}")
+    return Answer(
+        "safe",
+        certificate={
+            "method": "the reachable states as an inductive invariant",
+            "states": ex.states,
+            "checked": ["initiation", "consecution", "safety"],
+            "solver": f"z3 {z3.get_version_string()}",
+        },
+    )
 
 
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
@@ -462,7 +584,9 @@ def _check(
             enc, prop.pred
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
-        answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
+        answer = small_counterexample(prop, q, deadline) or decide_then_invariant(
+            model, q, max_depth=max_depth, deadline=deadline
+        )
         return _safety_result(
             model, prop, _guided(answer, q, guide, deadline), deadline, enc, max_depth, vacuity
         )
@@ -529,7 +653,7 @@ def _safety_result(
     if answer.status == "unsafe":
         if answer.trace is None:
             return result(model, prop, Verdict.UNKNOWN, reason=answer.reason)
-        why = answer.reason if answer.reason == GUIDED else ""
+        why = answer.reason if answer.reason in (GUIDED, FOLLOWED) else ""
         return result(model, prop, Verdict.VIOLATED, trace=answer.trace, holds_for="", reason=why)
     if answer.status == "unknown":
         return result(
@@ -559,10 +683,15 @@ def _mark_vacuity(
     max_depth: int,
 ) -> None:
     """The antecedent of an implication must be reachable, or the property holds vacuously."""
-    found = find_path(enc, state_target(enc, antecedent), max_depth=max_depth, deadline=deadline)
+    target = state_target(enc, antecedent)
+    path = concrete_path(enc, antecedent)  # a small model's: checked by Z3 step by step
+    if path is not None and _follow_guide(enc, path, target, deadline):
+        return
+    found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
     if found.status == "found":
         return
-    unreachable = spacer(Query(enc, state_target(enc, antecedent), 0), deadline)
+    q = Query(enc, target, 0)
+    unreachable = by_reachable_set(q, deadline) or spacer(q, deadline)
     if unreachable.status == "safe":
         r.vacuous = True
         r.reason = "vacuous: no reachable state satisfies the property's antecedent (proved)"
@@ -583,13 +712,21 @@ def _reach_result(
 ) -> PropertyResult:
     assert prop.pred is not None
     target = state_target(enc, prop.pred)
+    path = concrete_path(enc, prop.pred)  # a small model's shortest path, checked by Z3
+    followed = _follow_guide(enc, path or (), target, deadline)
+    if followed is not None:
+        return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=FOLLOWED)
     found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
     if found.status == "found":
         return result(model, prop, Verdict.WITNESSED, trace=found.trace)
     followed = _follow_guide(enc, guide, target, deadline)
     if followed is not None:
         return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=GUIDED)
-    answer = decide(Query(enc, target, 0), max_depth=max_depth, deadline=deadline)
+    small = by_reachable_set(Query(enc, target, 0), deadline)
+    if small is not None and small.status == "safe":
+        answer = small
+    else:
+        answer = decide(Query(enc, target, 0), max_depth=max_depth, deadline=deadline)
     if answer.status == "unsafe" and answer.trace is not None:
         return result(model, prop, Verdict.WITNESSED, trace=answer.trace)
     if answer.status == "safe":
@@ -791,6 +928,13 @@ def check_terminates(
     """A ranking function for the region's transitions (``PROVED``), else a reachable lasso
     inside the region (``VIOLATED``), else ``UNKNOWN``."""
     assert prop.pred is not None
+    # In a small model a concrete loop, if there is one, settles it at once (no ranking exists).
+    labels = small_lasso(enc, prop)
+    if labels is not None:
+        target = lasso_target(enc, prop.pred)
+        followed = _follow_guide(enc, labels, target, deadline, lasso_start(enc))
+        if followed is not None:
+            return _lasso_result(model, prop, enc, followed, FOLLOWED)
     total = deadline.left()
     ranker = Ranker(enc, prop.pred, Deadline(max(total * PLAIN_RANKING_SHARE, 0.001)))
     ranking = ranker.synthesise()
@@ -827,25 +971,14 @@ def check_terminates(
         deadline=deadline,
         loop_start=lasso_start(enc),
     )
-    guided = ""
     if found.status != "found":
-        target = lasso_target(enc, prop.pred)
-        followed = _follow_guide(enc, guide, target, deadline, lasso_start(enc))
-        if followed is not None:
-            found, guided = followed, GUIDED
-    if found.status == "found" and found.trace is not None and found.loop_start is not None:
-        trace = found.trace
-        computed = loop_exits(enc, found, prop.pred, trace.bounds)
-        trace = Trace(
-            trace.initial,
-            trace.steps,
-            found.loop_start,
-            None if computed is None else tuple(computed[0]),
-            trace.final,
-            trace.bounds,
-            forced=None if computed is None else computed[1],
+        followed = _follow_guide(
+            enc, guide, lasso_target(enc, prop.pred), deadline, lasso_start(enc)
         )
-        return result(model, prop, Verdict.VIOLATED, trace=trace, reason=guided)
+        if followed is not None:
+            return _lasso_result(model, prop, enc, followed, GUIDED)
+    if found.status == "found" and found.trace is not None and found.loop_start is not None:
+        return _lasso_result(model, prop, enc, found, "")
     return result(
         model,
         prop,
@@ -853,6 +986,25 @@ def check_terminates(
         reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
         holds_for=f"lassos of at most {found.depth} steps, {scope(enc, searched=True)} (bounded)",
     )
+
+
+def _lasso_result(
+    model: Model, prop: Property, enc: Encoding, found: BmcOutcome, reason: str
+) -> PropertyResult:
+    """VIOLATED with the lasso ``found``, and who could break its loop."""
+    assert prop.pred is not None and found.trace is not None and found.loop_start is not None
+    trace = found.trace
+    computed = loop_exits(enc, found, prop.pred, trace.bounds)
+    trace = Trace(
+        trace.initial,
+        trace.steps,
+        found.loop_start,
+        None if computed is None else tuple(computed[0]),
+        trace.final,
+        trace.bounds,
+        forced=None if computed is None else computed[1],
+    )
+    return result(model, prop, Verdict.VIOLATED, trace=trace, reason=reason)
 
 
 def _ranked_under_invariant(
@@ -975,6 +1127,9 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
     unrolling for all of them), and Spacer is asked to prove the others never cut."""
 
     deadline = Deadline(timeout_s)
+    small = _small_bounds(enc, deadline)
+    if small is not None:
+        return small
 
     def cut(bound: str) -> Target:
         def target(k: int) -> Any:
@@ -1051,6 +1206,42 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
         domain_error=domain_error,
         domain_undecided=domain_undecided,
     )
+
+
+def _small_bounds(enc: Encoding, deadline: Deadline) -> BoundsOutcome | None:
+    """:func:`bounds_reached` for a small model with every bound fixed: its reachable states,
+    checked by Z3 to be closed under the transition formula, decide every bound at once; the
+    depth of a cut is that of the shallowest concrete state where it happens, whose path Z3
+    checks step by step. ``None`` when the model is not small or the check does not succeed."""
+    ex = small_exploration(enc)
+    if ex is None:
+        return None
+    cubes = z3.Or(*(enc.is_state(0, ex.state(i)) for i in range(ex.states)))
+    following = z3.substitute(cubes, *zip(enc.vars(0), enc.vars(1)))
+    for formula in (
+        z3.And(enc.init(0), z3.Not(cubes)),
+        z3.And(cubes, enc.transition(0), z3.Not(following)),
+    ):
+        if solve(formula, deadline) != z3.unsat:
+            return None
+    if solve(z3.And(cubes, enc.leaves_domain(0)), deadline) != z3.unsat:
+        return None  # a reachable rule leaves a domain: the full search names it
+    reached: dict[str, int] = {}
+    unreached: list[str] = []
+    model = enc.model
+    for bound in enc.bound_names():
+        where = z3.And(cubes, z3.Not(enc.is_terminal(0)), enc.cut(0, bound))
+        answer = solve(where, deadline)
+        if answer == z3.unsat:
+            unreached.append(bound)
+            continue
+        if answer != z3.sat:
+            return None
+        for i in range(ex.expanded):  # breadth-first: the first is the shallowest
+            if any(b == bound for _, _, b in concrete_moves(model, ex.state(i))):
+                reached[bound] = ex.depth(i)
+                break
+    return BoundsOutcome(dict(sorted(reached.items())), unreached, [], "")
 
 
 #: The name under which :func:`bounds_reached` asks whether a rule leaves a field's domain.

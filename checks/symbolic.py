@@ -631,20 +631,25 @@ class Encoding:
         terminal state here either)."""
         out = self._applied.get(k)
         if out is None:
-            b = self.bounds_at(k)
-            live = z3.Not(self.is_terminal(k))
-            out = []
-            for a in self.model.actions:
-                ap = apply_action(a, self.state(k), b)
-                ap.enabled = z3.And(live, ap.enabled)
-                ap.cuts = {name: z3.And(live, c) for name, c in ap.cuts.items()}
-                out.append(ap)
+            out = [self._apply(k, a) for a in self.model.actions]
             self._applied[k] = out
         return out
 
-    def step_formula(self, k: int, index: int) -> Any:
-        """Rule instance ``index`` takes step ``k`` to step ``k + 1`` (monitors updated)."""
-        ap = self.applied(k)[index]
+    def _apply(self, k: int, a: Action) -> Applied:
+        ap = apply_action(a, self.state(k), self.bounds_at(k))
+        live = z3.Not(self.is_terminal(k))
+        ap.enabled = z3.And(live, ap.enabled)
+        ap.cuts = {name: z3.And(live, c) for name, c in ap.cuts.items()}
+        return ap
+
+    def step_formula(self, k: int, index: int, *, alone: bool = False) -> Any:
+        """Rule instance ``index`` takes step ``k`` to step ``k + 1`` (monitors updated).
+        ``alone``: run only that rule instance on step ``k`` (to follow a given path, where
+        the other instances are never needed)."""
+        if alone and k not in self._applied:
+            ap = self._apply(k, self.model.actions[index])
+        else:
+            ap = self.applied(k)[index]
         if ap.successor is None:
             return z3.BoolVal(False)
         nxt = self.vars(k + 1)

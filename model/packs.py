@@ -321,7 +321,7 @@ class Setup:
         card = self.card(a.card)
         fn = card.pack.hooks.get(a.hook)
         if fn is None:
-            raise UnknownNameError(f"hook of {card.name}", a.hook, card.pack.hooks, plural="hooks")
+            raise UnknownNameError("hook", a.hook, card.pack.hooks, where=f"card {card.name}")
         before = partial(fn, me=card)
         after = partial(fn, me=card, **dict(a.clauses))
         hooks = dict(self.hooks)
@@ -383,7 +383,7 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
             claim("field", f.name, pack)
             if f.ends and f.ends not in core.durations:
                 raise UnknownNameError(
-                    f"duration (field {f.name} of {pack.name})", f.ends, core.durations
+                    "duration", f.ends, core.durations, where=f"field {f.name} of {pack.name}"
                 )
         for k in pack.kinds:
             claim("kind", k.name, pack)
@@ -396,10 +396,12 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         names = {k.name for k in pack.kinds}
         for hook in pack.hooks:
             if hook not in core.hooks:
-                raise UnknownNameError(f"hook (in card {pack.name})", hook, core.hooks)
+                raise UnknownNameError("hook", hook, core.hooks, where=f"card {pack.name}")
         for kind in (*pack.resolve, *pack.cast, *pack.aims, *pack.resolves_itself):
             if kind not in names:
-                raise UnknownNameError(f"kind of card {pack.name}", kind, names)
+                raise UnknownNameError(
+                    "object kind", kind, names, where=f"card {pack.name}", plural="kinds of it"
+                )
         for name in pack.targets:
             claim("damage target", name, pack)
         for kind in pack.resolve:
@@ -433,7 +435,7 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
                 for i, target in enumerate(damage_targets, start=1):
                     play_names.append(f"{kind}_AT_{target.name}")
                     plays.append(Play(int(kinds[kind]), i, timing, c, target.legal))
-    play_enum = IntEnum("Play", play_names, start=1) if play_names else None  # type: ignore[misc]
+    play_enum: Any = IntEnum("Play", play_names, start=1) if play_names else None
     cast = {i: play for i, play in enumerate(plays, start=1)}
     setup = Setup(
         core=core,

@@ -1,16 +1,15 @@
-"""Rulings from shared/examples/rulings.md, replayed step by step on the Magic rule set.
+"""Rulings replayed step by step on the Magic rule set, where the order of the steps is the point.
 
 Each test plays one game with a script of choices (everything else: all players pass) and checks
-the outcome the ruling states, by rule citation and by state.
+the outcome the ruling states, by rule citation and by state. The rulings a scenario can state
+as properties are shipped scenarios instead (scenarios/data: CU-01, CU-02, CU-04, ET-03, ET-07,
+ET-14, SG-12), checked on both engines by tests/test_shipped_scenarios.py.
 """
 
 from __future__ import annotations
 
-from turnproof.checks.explicit import check_properties
-from turnproof.checks.results import Verdict
 from turnproof.checks.simulate import play
 from turnproof.model.magic import Stage, Step, compose_magic
-from turnproof.model.properties import reachable
 from turnproof.model.rules import Model
 
 #: The cards of these tests, by the name each had as a 0/1 bound before cards became packs, with
@@ -44,107 +43,6 @@ def cleanup_part(replay):
     """The citations from the first cleanup step to the end of the turn."""
     cites = replay.citations()
     return cites[cites.index("MTG 514.1") :]
-
-
-def test_cu01_plain_discard_no_priority():
-    # AP has 9 cards in cleanup (8 + the draw step's card), max hand size 7, no discard trigger.
-    m = magic(turns=1, actions=0, hand0=8)
-    r = play(m)
-    assert cleanup_part(r) == ["MTG 514.1", "MTG 514.2", "MTG 514.3"]
-    assert r.final.hand[0] == 7
-    assert r.final.turn == 1
-    # nobody ever had priority in cleanup
-    assert not any(s.step == Step.CLEANUP and s.stage == Stage.PRIORITY for s in r.states)
-
-
-def test_cu02_discard_trigger_causes_second_cleanup():
-    # Rielle pattern: 10 cards at cleanup, discard 3, draw 3, a second cleanup discards 3 again.
-    m = magic("rielle", turns=1, actions=0, hand0=9)
-    r = play(m)
-    part = cleanup_part(r)
-    assert part[:3] == ["MTG 514.1", "MTG 514.2", "MTG 603.3b"]
-    assert "MTG 608.2c" in part
-    # the trigger resolved (AP drew 3), all passed, and another cleanup step began
-    second = part.index("MTG 514.1", 1)
-    assert part[second:] == ["MTG 514.1", "MTG 514.2", "MTG 514.3"]
-    hands_at_cleanup = [
-        s.hand[0] for s in r.states if s.step == Step.CLEANUP and s.stage == Stage.BEGIN
-    ]
-    assert hands_at_cleanup == [10, 10]  # 3 discarded, 3 drawn, 3 discarded again: 6 in all
-    assert r.final.hand[0] == 7
-
-
-def test_cu02_opponent_may_respond_in_cleanup():
-    m = magic("rielle", "pump", turns=1, actions=1, hand0=9)
-    K = kinds(m)
-    respond = reachable(
-        "nap-responds-in-cleanup",
-        "NAP's instant lies above the discard trigger in a cleanup step",
-        lambda s, x, b, m: x.And(
-            s.step == Step.CLEANUP,
-            s.stack.length == 2,
-            s.stack.slots[0].what == K.T_RIELLE,
-            s.stack.slots[1].ctrl == 1,
-        ),
-    )
-    (res,) = check_properties(m, [respond])
-    assert res.verdict is Verdict.WITNESSED
-    assert "MTG 117.1a" in [s.rule for s in res.trace.steps]
-
-
-def test_cu04_waylay_tokens_exiled_at_next_cleanup():
-    m = magic("waylay", turns=1, actions=1, hand0=7)
-    r = play(m, ["cast(card=WAYLAY)"])
-    cleanup_states = [s for s in r.states if s.step == Step.CLEANUP]
-    # the tokens exist when cleanup begins and while its trigger waits on the stack
-    assert cleanup_states[0].tokens[0]
-    on_stack = [
-        s for s in cleanup_states if s.stack.length and s.stack.slots[0].what == kinds(m).T_WAYLAY
-    ]
-    assert on_stack and all(s.tokens[0] for s in on_stack)
-    assert any(s.stage == Stage.PRIORITY for s in on_stack)  # players may respond
-    part = cleanup_part(r)
-    assert part.count("MTG 514.1") == 2  # another cleanup step follows
-    assert part[-3:] == ["MTG 514.1", "MTG 514.2", "MTG 514.3"]
-    assert not r.final.tokens[0]
-    # it did not trigger in the end step (Forge issue #1240's bug)
-    assert not any(
-        s.step == Step.END and any(it.what == kinds(m).T_WAYLAY for it in s.pending.slots)
-        for s in r.states
-    )
-
-
-def test_et03_waiting_triggers_cease_to_exist():
-    # Day's Undoing with Sphinx's Tutelage: seven draw triggers wait, then the turn ends.
-    m = magic("undoing", "tutelage", turns=1, actions=1, waiting=8, hand0=6)
-    K = kinds(m)
-    r = play(m, ["cast(card=UNDOING)"])
-    idx = r.citations().index("MTG 724.1a")
-    before, after = r.states[idx], r.states[idx + 1]
-    assert (
-        sum(1 for it in before.pending.slots[: before.pending.length] if it.what == K.T_TUTELAGE)
-        == 7
-    )
-    assert after.pending.length == 0
-    # no Tutelage trigger ever reaches the stack: NAP mills nothing
-    assert not any(
-        it.what == K.T_TUTELAGE for s in r.states[idx:] for it in s.stack.slots[: s.stack.length]
-    )
-    # Day's Undoing is exiled by 724.1b (it never finishes resolving to the graveyard)
-    assert "MTG 608.2n" not in r.citations()[idx:]
-    assert r.states[idx + 2].res.what == K.NONE
-    # the end step is skipped; AP discards as normal in cleanup (7 cards: nothing to discard)
-    assert not any(s.step == Step.END for s in r.states[idx:])
-    assert r.final.hand[0] == 7
-
-
-def test_et14_ending_the_turn_still_enforces_hand_size():
-    r = play(magic("sundial", turns=1, actions=1, hand0=9), ["activate_sundial"])
-    cites = r.citations()
-    assert cites.index("MTG 602.5d") < cites.index("MTG 724.1a") < cites.index("MTG 514.1")
-    main1 = [s for s in r.states if s.stage == Stage.PROC_A]
-    assert main1 and main1[0].step == Step.UPKEEP  # first priority: ended in the upkeep
-    assert r.final.hand[0] == 7
 
 
 def test_ending_the_turn_during_cleanup_starts_a_new_cleanup():
@@ -207,19 +105,6 @@ def test_shock_at_sarkhan_as_a_planeswalker_costs_loyalty():
     m = magic("sarkhan", "shock", turns=1, actions=1)
     r = play(m, ["pass_priority", "cast(card=SHOCK_AT_SARKHAN)"])
     assert any(s.sark_loyalty == 2 for s in r.states) and r.final.sark_loyalty == 2
-
-
-def test_sg12_doesnt_untap_during_its_controllers_next_untap_step():
-    # Player 0 taps player 1's creature with "it doesn't untap during its controller's next
-    # untap step": it stays tapped through player 1's next untap step, then untaps normally.
-    m = magic("freeze", turns=4, actions=1)
-    r = play(m, ["cast(card=FREEZE)"])
-    after_untap = {}  # turn -> the state right after that turn's untap step
-    for prev, s in zip(r.states, r.states[1:]):
-        if prev.step == Step.UNTAP and prev.stage == Stage.BEGIN and prev.turn < 4:
-            after_untap[prev.turn] = s
-    assert after_untap[1].tapped[1] and not after_untap[1].frozen[1]  # player 1's next untap
-    assert not after_untap[3].tapped[1]  # the one after: untaps as normal
 
 
 def test_724_2_ending_the_combat_phase():
