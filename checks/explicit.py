@@ -682,8 +682,15 @@ def _loop_exits(
                 continue
             action = ex.model.actions[ex.act[alt]]
             who = action.decider(ex.state(n), x, b)
+            by = ex.model.decided_by(action, ex.state(n), x)
             exits.append(
-                LoopExit(pos, None if who is None else int(who), action.rule.citation, action.label)
+                LoopExit(
+                    pos,
+                    None if who is None else int(who),
+                    action.rule.citation,
+                    action.label,
+                    None if by is None else int(by),
+                )
             )
     return exits, forced
 

@@ -1114,7 +1114,16 @@ def loop_exits(
             if not can_leave(nxt):
                 continue
             who = a.decider(node[0], x, b)
-            exits.append(LoopExit(pos, None if who is None else int(who), a.rule.citation, a.label))
+            by = model.decided_by(a, node[0], x)
+            exits.append(
+                LoopExit(
+                    pos,
+                    None if who is None else int(who),
+                    a.rule.citation,
+                    a.label,
+                    None if by is None else int(by),
+                )
+            )
     return exits, forced
 
 

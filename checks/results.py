@@ -38,6 +38,8 @@ class TraceStep:
     decider: int | None
     changed: dict[str, list[Any]]  # field -> [old, new]
     card: str = ""  # the card the rule comes from, if it comes from one
+    # Who made the choice: the decider, or the player who controls them (MTG 723).
+    decided_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class LoopExit:
     decider: int | None
     rule: str
     name: str
+    decided_by: int | None = None  # who actually makes that choice (MTG 723)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,12 @@ from turnproof.model.schema import State
 
 
 def step_record(model: Model, action: Action, s: State, t: State) -> TraceStep:
-    """The trace step for ``action`` taking ``s`` to ``t``: the rule's citation and summary, who
-    decided (evaluated concretely on ``s``) and only the fields that changed."""
-    decider = action.decider(s, ConcreteOps(), model.bounds)
+    """The trace step for ``action`` taking ``s`` to ``t``: the rule's citation and summary,
+    whose choice it was and who made it (evaluated concretely on ``s``; they differ when one
+    player controls another, MTG 723) and only the fields that changed."""
+    x = ConcreteOps()
+    decider = action.decider(s, x, model.bounds)
+    decided = model.decided_by(action, s, x)
     ds, dt = model.schema.describe_value(s), model.schema.describe_value(t)
     return TraceStep(
         rule=action.rule.citation,
@@ -21,4 +24,5 @@ def step_record(model: Model, action: Action, s: State, t: State) -> TraceStep:
         decider=None if decider is None else int(decider),
         changed={k: [ds[k], dt[k]] for k in ds if ds[k] != dt[k]},
         card=action.rule.card,
+        decided_by=None if decided is None else int(decided),
     )

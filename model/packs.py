@@ -133,6 +133,11 @@ class Pack:
     tags: tuple[str, ...] = ()
     each: bool = True
     module: str = ""
+    #: What the card's objects do, stated apart from the code that does it, for the properties
+    #: that watch them (a monitor reads this, never the card's own fields): for Magic,
+    #: ``{"controls": {KIND: fn(item, x, b) -> ((player, controller), ...)}}``, the control
+    #: effects an object of KIND creates as it resolves (723.1).
+    declares: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def source(self) -> str:
         """The text of the module that defines the pack (part of the composition's digest)."""
@@ -210,6 +215,10 @@ class Core:
     #: An object on the stack or chain, or a waiting trigger, as a scenario writes one:
     #: ``item(controller, kind, n)``.
     item: Callable[[int, int, int], Any] | None = field(default=None, repr=False)
+    #: Who actually makes a choice the rules give a player (``RuleSet.decided_by``).
+    decided_by: Callable[..., Term] | None = field(default=None, repr=False)
+    #: Core rules that apply only with some cards in play, by name: ``applies(setup)``.
+    optional_rules: Mapping[str, Callable[[Any], bool]] = field(default_factory=dict, repr=False)
 
 
 # -- the composition ---------------------------------------------------------------------------
@@ -462,7 +471,11 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
                 effect = c.pack.resolve[spec.name]
                 made = core.resolution(c.pack, spec, effect, int(kinds[spec.name]))
                 card_rules.append(made.derive(card=c.name, me=c))
-    rules = list(core.rules)
+    rules = [
+        r
+        for r in core.rules
+        if r.name not in core.optional_rules or core.optional_rules[r.name](setup)
+    ]
     at = next((i for i, r in enumerate(rules) if r.name == core.card_rules_after), None)
     if at is None:
         rules.extend(card_rules)
@@ -500,6 +513,7 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
         variants=dict(core.variants),
         aliases=core.aliases,
         sections=core.sections,
+        decided_by=core.decided_by,
         setup=setup,
     )
 

@@ -67,6 +67,9 @@ class Rule:
     when: tuple[str, tuple[int, ...]] | None = field(default=None, compare=False)
     card: str = ""
     clauses: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    #: The player decides it themselves even when another player controls them (conceding,
+    #: MTG 723.6, is never the controller's to make).
+    own_choice: bool = False
 
     @property
     def is_automatic(self) -> bool:
@@ -144,6 +147,7 @@ def rule(
     name: str | None = None,
     when: Mapping[str, int | Sequence[int]] | None = None,
     card: str = "",
+    own_choice: bool = False,
 ) -> Callable[[RuleFn], Rule]:
     """Declare a rule. ``decider(s, x, b, **params)`` returns the player who decides.
 
@@ -168,6 +172,7 @@ def rule(
             decider=decider,
             when=guard,
             card=card,
+            own_choice=own_choice,
         )
 
     return wrap
@@ -305,6 +310,16 @@ class Add:
 
 
 @dataclass(frozen=True)
+class Derive:
+    """Derive the rule named (or cited) ``target`` in place, with some clauses changed
+    (:meth:`Rule.derive`): for a rule of a card in play, which only the composed rule set has."""
+
+    target: str
+    summary: str
+    clauses: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
 class Variant:
     """Select a named variant of the rule set (a stored list of amendments)."""
 
@@ -326,7 +341,7 @@ class DeriveHook:
         return f"derive {self.card}:{self.hook}({shown})"
 
 
-Amendment = Replace | Remove | Add | Variant | DeriveHook
+Amendment = Replace | Remove | Add | Variant | DeriveHook | Derive
 
 
 @dataclass(frozen=True)
@@ -351,6 +366,9 @@ class RuleSet:
     #: Another Player")``): a number under one of them is today's number, even where an old
     #: edition used it for something else.
     sections: tuple[tuple[str, str], ...] = ()
+    #: Who actually makes a choice the rules give player ``p``: ``decided_by(s, x, b, p)``
+    #: (under MTG 723, the player who controls them); ``None``: always ``p``.
+    decided_by: Callable[..., Term] | None = field(default=None, repr=False)
     #: What the rules read besides the bounds (``Bounds.setup``): for a rule set composed from a
     #: core and card packs, the composition (:class:`turnproof.model.packs.Setup`).
     setup: Any = field(default=None, repr=False)
@@ -510,7 +528,10 @@ class RuleSet:
                     f"{', '.join(current.rule_names())}"
                 ) from exc
             i = rules.index(target)
-            if isinstance(a, Replace):
+            if isinstance(a, Derive):
+                rules[i] = target.derive(a.summary, **dict(a.clauses))
+                applied.append(f"derive {target.name}")
+            elif isinstance(a, Replace):
                 rules[i] = a.rule
                 applied.append(f"replace {target.name}")
             else:
@@ -553,6 +574,7 @@ class Action:
         return self.rule.fn(s, x, b, **dict(self.params))
 
     def decider(self, s: State, x: Any, b: Bounds) -> Term | None:
+        """The player whose choice this is."""
         if self.rule.decider is None:
             return None
         return self.rule.decider(s, x, b, **dict(self.params))
@@ -579,6 +601,15 @@ class Model:
 
     def is_terminal(self, s: State, x: Any) -> Term:
         return self.ruleset.terminal(s, x, self.bounds)
+
+    def decided_by(self, action: Action, s: State, x: Any) -> Term | None:
+        """Who actually makes the choice of ``action`` in ``s``: its decider, or the player
+        who controls the decider (MTG 723), unless it is the decider's own choice."""
+        p = action.decider(s, x, self.bounds)
+        hook = self.ruleset.decided_by
+        if p is None or hook is None or action.rule.own_choice:
+            return p
+        return hook(s, x, self.bounds, p)
 
     def describe(self) -> dict[str, Any]:
         out = {

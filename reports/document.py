@@ -411,6 +411,13 @@ class StoryStep:
     changes: tuple[str, ...]  # ``path: old → new``; empty when nothing changed
     closes_loop: bool = False  # this step returns to the state where the loop starts
     loop_starts_after: bool = False
+    decided_by: int | None = None
+
+    @property
+    def who(self) -> str:
+        """``(decided by player 1)``, or, when another player controls the decider (723),
+        ``(player 1's choice, decided by player 0 under MTG 723)``; empty for no choice."""
+        return who_decides(self.decider, self.decided_by)
 
     @property
     def line(self) -> str:
@@ -419,9 +426,18 @@ class StoryStep:
         if self.params:
             parts.append(self.params)
         parts.append(self.summary)
-        if self.decider is not None:
-            parts.append(f"(decided by player {self.decider})")
+        if self.who:
+            parts.append(self.who)
         return " ".join(parts)
+
+
+def who_decides(decider: int | None, decided_by: int | None) -> str:
+    """Whose choice a step is and who made it (they differ under MTG 723)."""
+    if decider is None:
+        return ""
+    if decided_by is None or decided_by == decider:
+        return f"(decided by player {decider})"
+    return f"(player {decider}'s choice, decided by player {decided_by} under MTG 723)"
 
 
 @dataclass(frozen=True)
@@ -460,6 +476,7 @@ def story_of(trace: Trace, exits_known: bool = True, replay: str = "") -> Story:
             params=_params_of(s),
             summary=s.summary,
             decider=s.decider,
+            decided_by=s.decided_by,
             changes=step_changes(s),
             closes_loop=loop is not None and k == len(trace.steps),
             loop_starts_after=loop is not None and k == loop,
@@ -502,6 +519,11 @@ def _loop_exits(trace: Trace, exits_known: bool) -> list[str]:
         choice = f"{e.rule} {e.name}"
         if e.decider is None:
             lines.append(f"  no player decides, but the rules allow leaving {where} by {choice}")
+        elif e.decided_by is not None and e.decided_by != e.decider:
+            lines.append(
+                f"  player {e.decided_by} can leave the loop {where} by choosing {choice} for "
+                f"player {e.decider}, whom they control (MTG 723)"
+            )
         else:
             lines.append(f"  player {e.decider} can leave the loop {where} by choosing {choice}")
     return lines

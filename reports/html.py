@@ -149,11 +149,7 @@ def story_html(story: Story) -> str:
     items = [f'<li><b>state 0</b><table class="state">{initial}</table></li>']
     for step in story.steps:
         in_loop = story.loop_start is not None and step.number > story.loop_start
-        who = (
-            f' <span class="who">(decided by player {step.decider})</span>'
-            if step.decider is not None
-            else ""
-        )
+        who = f' <span class="who">{escape(step.who)}</span>' if step.who else ""
         params = f" <code>{escape(step.params)}</code>" if step.params else ""
         lands = (
             f"state {step.number} = state {story.loop_start}: the loop closes"

@@ -47,13 +47,19 @@ def step_json(step: TraceStep) -> dict[str, Any]:
     }
     if step.card:
         out["card"] = step.card
+    if step.decided_by is not None and step.decided_by != step.decider:
+        out["decided_by"] = step.decided_by
     return out
 
 
 def exits_json(exits: tuple[LoopExit, ...] | None) -> list[dict[str, Any]] | None:
     if exits is None:
         return None
-    return [{"at": e.at, "decider": e.decider, "rule": e.rule, "name": e.name} for e in exits]
+    return [
+        {"at": e.at, "decider": e.decider, "rule": e.rule, "name": e.name}
+        | ({"decided_by": e.decided_by} if e.decided_by not in (None, e.decider) else {})
+        for e in exits
+    ]
 
 
 def trace_json(trace: Trace) -> dict[str, Any]:
