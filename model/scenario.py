@@ -448,7 +448,11 @@ def expression_names(ruleset: RuleSet) -> dict[str, Any]:
     from turnproof.model.expr import INT
 
     if ruleset.game == "MTG":
-        return {"active": (INT, lambda s, x, b: s.turn % b.players)}
+        return {
+            "active": (INT, lambda s, x, b: s.turn % b.players),
+            # who controls the active player's turn (723), or -1 for nobody
+            "controller": (INT, lambda s, x, b: s.ctrl_now - 1),
+        }
     return {}
 
 

@@ -72,6 +72,8 @@ CORE = Core(
     zones=("battlefield", "hand"),
     library=lambda: LIBRARY,
     item=lambda ctrl, what, n: Item(ctrl, what, n, False, False),
+    decided_by=core.decided_by,
+    optional_rules=core.OPTIONAL_RULES,
 )
 
 #: The cards in the built-in rule set, and who controls each (``None``: each player has one;

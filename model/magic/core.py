@@ -142,6 +142,9 @@ class MtgState(Protocol):
     attacking: Term
     blocking: Term
     silenced: Any
+    ctrl_now: Term
+    ctrl_next: Any
+    conceded: Term
     ghosts: Term
     plus: Any
     minus: Any
@@ -175,6 +178,8 @@ HOOKS = {
     "attacks": "player p's creature attacks (508.1m): keywords p, attack (what it attacks); "
     "returns the state (triggers)",
     "cleanup": "514.2, with the end of the card's 'until end of turn' fields: keyword t; returns t",
+    "turn_begins": "the turn numbered nxt would begin: keyword nxt; returns (state, number of the "
+    "turn that actually begins), for a turn that is skipped (500.11)",
 }
 
 #: The durations a card's field can have, and the rule that ends them.
@@ -298,6 +303,25 @@ FIELDS = (
         each(False),
     ),
     Field(
+        "ctrl_now",
+        lambda b: IntRange(0, b.players),
+        "who controls the active player this turn (723.1): 0 nobody, q + 1 player q",
+        _const(0),
+    ),
+    Field(
+        "ctrl_next",
+        lambda b: ArrayDomain(IntRange(0, b.players), b.players),
+        "who will control each player during that player's next turn actually taken (723.1, "
+        "723.1b): 0 nobody, q + 1 player q",
+        each(0),
+    ),
+    Field(
+        "conceded",
+        lambda b: IntRange(0, b.players),
+        "a player conceded, and the game is over (104.3a): 0 nobody, p + 1 player p",
+        _const(0),
+    ),
+    Field(
         "ghosts",
         lambda b: IntRange(0, b.stack + 1),
         "copies of spells exiled from the stack, which cease to exist at the next check of "
@@ -338,7 +362,8 @@ BOUNDS = (
 
 
 def terminal(s: MtgState, x: Any, b: Bounds) -> Term:
-    return s.turn == b.turns
+    """The modelled turns are over, or a player conceded (104.3a)."""
+    return x.Or(s.turn == b.turns, s.conceded > 0)
 
 
 # -- helpers shared by the rules and the cards ---------------------------------------------------
@@ -474,12 +499,43 @@ def leave_step(
     return t
 
 
-def next_turn(s: MtgState, x: Any, b: Bounds) -> Any:
+def next_turn(s: MtgState, x: Any, b: Bounds, *, control_ends: bool = True) -> Any:
     """The turn ends and the next one begins with its untap step; what counted "this turn"
-    (actions taken, and the cards' own) starts afresh."""
-    t = s.replace(turn=s.turn + 1, used=(0,) * b.players, proc=Proc.NONE)
+    (actions taken, and the cards' own) starts afresh. A turn that is skipped is not taken
+    (500.11): the cards that skip turns say which one begins (the hook ``turn_begins``).
+
+    The control of the turn that ended ends, and whoever the last effect waiting for the turn
+    that begins names controls it (723.1, 723.1a); a skipped turn leaves that effect waiting
+    for the next turn its player actually takes (723.1b)."""
+    nxt: Term = s.turn + 1
+    for f in hooks(b, "turn_begins"):
+        s, nxt = f(s, x, b, nxt=nxt)
+    t = s.replace(turn=nxt, used=(0,) * b.players, proc=Proc.NONE)
     t = b.setup.reset(t, "turn", b)
+    if b.setup.tagged("controls turns"):
+        a = nxt % b.players
+        waiting = x.get(s.ctrl_next, a)
+        ctrl_now = waiting if control_ends else x.If(waiting > 0, waiting, s.ctrl_now)
+        t = t.replace(ctrl_now=ctrl_now, ctrl_next=x.set(s.ctrl_next, a, 0))
     return begin_step(t, x, b, Step.UNTAP)
+
+
+def control_next_turn(
+    s: MtgState, x: Any, b: Bounds, player: Term, controller: Term, *, latest: bool = True
+) -> Any:
+    """An effect makes ``controller`` control ``player`` during ``player``'s next turn (723.1).
+    The last one created wins over any effect already waiting for that turn (723.1a)."""
+    now = x.get(s.ctrl_next, player)
+    value = controller + 1 if latest else x.If(now > 0, now, controller + 1)
+    return s.replace(ctrl_next=x.set(s.ctrl_next, player, value))
+
+
+def decided_by(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
+    """Who makes a choice the rules give player ``p``: the player who controls ``p``'s turn,
+    during that turn (723.5; a player who controls their own turn decides normally, 723.9);
+    otherwise ``p``. A controller keeps making their own choices (723.8)."""
+    controlled = x.And(p == active(s, b), s.ctrl_now > 0)
+    return x.If(controlled, s.ctrl_now - 1, p)
 
 
 def begin_step(s: MtgState, x: Any, b: Bounds, step_: Term) -> Any:
@@ -698,8 +754,12 @@ def cleanup_discard(s: MtgState, x: Any, b: Bounds) -> Any:
     kind=Kind.TURN_BASED,
     when={"stage": Stage.DAMAGE_REMOVAL},
 )
-def cleanup_damage(s: MtgState, x: Any, b: Bounds, *, end_effects: bool = True) -> Any:
+def cleanup_damage(
+    s: MtgState, x: Any, b: Bounds, *, end_effects: bool = True, end_control: bool = False
+) -> Any:
     t = s.replace(dmg=(0,) * b.players)
+    if end_control:  # as if controlling a turn were an 'until end of turn' effect
+        t = t.replace(ctrl_now=0)
     if end_effects:
         t = b.setup.reset(t, "cleanup", b).replace(silenced=(False,) * b.players)
         for f in hooks(b, "cleanup"):
@@ -783,13 +843,22 @@ def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int, *, order: str = "apnap
     kind=Kind.GAME,
     when={"stage": Stage.CHECK},
 )
-def receive_priority(s: MtgState, x: Any, b: Bounds, *, cleanup_exception: bool = True) -> Any:
+def receive_priority(
+    s: MtgState,
+    x: Any,
+    b: Bounds,
+    *,
+    cleanup_exception: bool = True,
+    to_controller: bool = False,
+) -> Any:
     x.require(x.seq_is_empty(s.pending))
     x.require(x.Not(any_sba(s, x, b)))
     if cleanup_exception:
         # 514.3a: in cleanup, priority only if this cleanup step performed an SBA or stacked a
         # trigger.
         x.require(x.Or(s.step != Step.CLEANUP, s.cl_prio))
+    if to_controller:  # as if the player who controls the turn were the active player
+        return s.replace(stage=Stage.PRIORITY, prio=decided_by(s, x, b, s.prio))
     return s.replace(stage=Stage.PRIORITY)
 
 
@@ -799,12 +868,13 @@ def receive_priority(s: MtgState, x: Any, b: Bounds, *, cleanup_exception: bool 
     kind=Kind.GAME,
     when={"stage": Stage.CHECK},
 )
-def cleanup_ends_turn(s: MtgState, x: Any, b: Bounds) -> Any:
+def cleanup_ends_turn(s: MtgState, x: Any, b: Bounds, *, control_ends: bool = True) -> Any:
     x.require(s.step == Step.CLEANUP)
     x.require(x.Not(s.cl_prio))
     x.require(x.seq_is_empty(s.pending))
     x.require(x.Not(any_sba(s, x, b)))
-    return next_turn(leave_step(s, x, b, s.step == Step.END_COMBAT), x, b)
+    t = leave_step(s, x, b, s.step == Step.END_COMBAT)
+    return next_turn(t, x, b, control_ends=control_ends)
 
 
 # -- priority: the choices of the player who has it --------------------------------------------
@@ -897,21 +967,31 @@ def pass_end_step(
     when={"stage": Stage.PRIORITY},
 )
 def cast(s: MtgState, x: Any, b: Bounds, card: int, *, new_round: bool = True) -> Any:
-    p = s.prio
     play = b.setup.cast[card]
+    x.require(play.card.controls(s.prio))
+    if play.timing is not None:
+        x.require(play.timing(s, x, b, s.prio))
+    if play.legal is not None:
+        x.require(play.legal(s, x, b, p=s.prio))
+    return cast_spell(s, x, b, play.kind, play.target, new_round=new_round)
+
+
+def cast_spell(
+    s: MtgState, x: Any, b: Bounds, what: int, n: Term = 0, *, new_round: bool = True
+) -> Any:
+    """The player with priority casts a spell from their hand, unless an effect says they
+    can't: it goes on the stack with its target ``n``, it is one of their actions this turn,
+    and they keep priority (117.3c). A card whose spell has targets of its own (players) casts
+    it with its own rule, through this."""
+    p = s.prio
     x.require(x.get(s.used, p) < b.actions)
     x.require(x.get(s.hand, p) > 0)
-    x.require(play.card.controls(p))
     x.require(x.Not(x.get(s.silenced, p)))
     for allowed in hooks(b, "may_cast"):
         x.require(allowed(s, x, b, p=p))
-    if play.timing is not None:
-        x.require(play.timing(s, x, b, p))
-    if play.legal is not None:
-        x.require(play.legal(s, x, b, p=p))
     x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, play.kind, play.target, False, False)),
+        stack=x.seq_push(s.stack, Item(p, what, n, False, False)),
         hand=x.set(s.hand, p, x.get(s.hand, p) - 1),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
@@ -925,14 +1005,14 @@ def in_combat(s: MtgState, x: Any, b: Bounds, p: Term) -> Term:
     return is_one_of(x, s.step, *COMBAT_STEPS)
 
 
-def activate(s: MtgState, x: Any, b: Bounds, what: int) -> Any:
-    """The player with priority activates an ability of a card that uses the stack: one of
-    their actions this turn; they keep priority (117.3c)."""
+def activate(s: MtgState, x: Any, b: Bounds, what: int, n: Term = 0) -> Any:
+    """The player with priority activates an ability of a card that uses the stack, with its
+    target ``n``: one of their actions this turn; they keep priority (117.3c)."""
     p = s.prio
     x.require(x.get(s.used, p) < b.actions)
     x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, what, 0, False, False)),
+        stack=x.seq_push(s.stack, Item(p, what, n, False, False)),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
         passes=0,
@@ -956,6 +1036,39 @@ def add_mana(s: MtgState, x: Any, b: Bounds) -> Any:
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         passes=0,
     )
+
+
+def _conceder(s: MtgState, x: Any, b: Bounds, p: int) -> Term:
+    """the player who concedes"""
+    return p
+
+
+@rule(
+    "MTG 104.3a",
+    "a player concedes: they leave the game, which ends in a two-player game (104.3a, 800.4a); "
+    "a player whose turn another player controls may still concede, and their controller "
+    "can't make them (723.6)",
+    kind=Kind.CHOICE,
+    decider=_conceder,
+    params={"p": lambda b: range(b.players)},
+    when={"stage": Stage.PRIORITY},
+    own_choice=True,
+)
+def concede(s: MtgState, x: Any, b: Bounds, p: int) -> Any:
+    # A player may concede at any time; the model offers it whenever a player holds priority.
+    # Leaving a game of more than two players (800.4a) is not modelled.
+    x.require(b.players == 2)
+    return s.replace(conceded=p + 1)
+
+
+def _controls_turns(setup: Any) -> bool:
+    """Some card in play makes a player control another's turn (723)."""
+    return bool(setup.tagged("controls turns"))
+
+
+#: Core rules that only apply with some cards in play: conceding is offered where a player can
+#: control another's turn (where 723.6 says something).
+OPTIONAL_RULES = {"concede": _controls_turns}
 
 
 # -- resolution (608) --------------------------------------------------------------------------
@@ -988,7 +1101,8 @@ def resolution(pack: Pack, spec: KindSpec, effect: Any, value: int) -> Rule:
     (608.2c), which the card's pack gives as ``effect``; anything that triggers meanwhile
     waits."""
 
-    told = (effect.__doc__ or "it follows its instructions").strip().splitlines()[0]
+    doc = (effect.__doc__ or "it follows its instructions").strip()
+    told = " ".join(line.strip() for line in doc.split("\n\n")[0].splitlines())
 
     @rule(
         "MTG 608.2c",
@@ -997,9 +1111,9 @@ def resolution(pack: Pack, spec: KindSpec, effect: Any, value: int) -> Rule:
         when={"stage": Stage.RESOLVING},
         name=resolution_name(spec.name),
     )
-    def resolves(s: MtgState, x: Any, b: Bounds, *, me: Any) -> Any:
+    def resolves(s: MtgState, x: Any, b: Bounds, *, me: Any, **clauses: Any) -> Any:
         x.require(s.res.what == value)
-        return effect(s.replace(stage=Stage.RESOLVED), x, b, me=me)
+        return effect(s.replace(stage=Stage.RESOLVED), x, b, me=me, **clauses)
 
     return resolves
 
@@ -1143,6 +1257,7 @@ RULES = (
     pass_end_step,
     cast,
     add_mana,
+    concede,
     resolve,
     finish_resolving,
     end_turn_a,
