@@ -156,6 +156,36 @@ MUTANTS = (
         (Remove("pass_end_step"),),
         ("no-deadlock",),
     ),
+    Mutant(
+        "control-ends-at-cleanup",
+        "controlling a turn ends at 514.2 like an 'until end of turn' effect, so a later "
+        "cleanup step's priority window is the controlled player's own",
+        (_derived("cleanup_damage", "control of the turn ends at 514.2", end_control=True),),
+        ("control-covers-the-whole-turn",),
+        cards=(("mindslaver", None),),
+    ),
+    Mutant(
+        "control-outlasts-turn",
+        "the control of a turn does not end as the next turn begins when no other effect "
+        "waits for that turn",
+        (_derived("cleanup_ends_turn", "control outlasts the turn", control_ends=False),),
+        ("control-ends-when-next-turn-begins",),
+        cards=(("mindslaver", None),),
+    ),
+    Mutant(
+        "controller-becomes-active",
+        "the player who controls the turn receives priority in the controlled player's place, "
+        "as if they were the active player",
+        (
+            _derived(
+                "receive_priority",
+                "priority goes to the player who controls the turn",
+                to_controller=True,
+            ),
+        ),
+        ("controlled-player-stays-active",),
+        cards=(("mindslaver", None),),
+    ),
 )
 
 VARIANTS: dict[str, tuple[Amendment, ...]] = {

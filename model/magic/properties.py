@@ -12,6 +12,7 @@ from typing import Any
 
 from turnproof.model.kit.players import is_one_of, turn_order_rank
 from turnproof.model.magic.core import COMBAT_STEPS, MtgState, Proc, Stage, Step, active
+from turnproof.model.packs import resolution_name
 from turnproof.model.properties import (
     Monitor,
     always,
@@ -223,6 +224,183 @@ def _ends_turn(setup: Any) -> bool:
     return bool(setup.tagged("ends the turn"))
 
 
+# -- controlling another player's turn (723) ---------------------------------------------------
+
+#: The most players a game can have (the bound ``players``): one monitor per player.
+MAX_PLAYERS = 4
+
+
+def _control_effects(r: Any, s: MtgState, x: Any, b: Bounds) -> tuple[tuple[Any, Any], ...] | None:
+    """The control effects a transition by rule ``r`` creates, as the cards declare them
+    (``Pack.declares["controls"]``): ``None`` when ``r`` is no resolution of such an object."""
+    for c in b.setup.cards:
+        for kind, effects in c.pack.declares.get("controls", {}).items():
+            if r.name == resolution_name(kind) and r.card == c.name:
+                return tuple(effects(s.res, x, b))
+    return None
+
+
+def _made(p: int) -> Monitor:
+    """Who the last control effect created for player ``p``'s next turn names (q + 1; 0:
+    none), from the resolutions of the objects that create them; it is used up when ``p``'s
+    turn actually begins."""
+
+    def update(s: MtgState, t: MtgState, r: Any, m: Any, x: Any, b: Bounds) -> Term:
+        now = getattr(m, f"made_{p}")
+        if p >= b.players:
+            return 0
+        effects = _control_effects(r, s, x, b)
+        if effects is not None:
+            for who, by in effects:
+                now = x.If(who == p, by + 1, now)
+            return now
+        return x.If(x.And(t.turn != s.turn, active(t, b) == p), 0, now)
+
+    return Monitor(f"made_{p}", IntRange(0, MAX_PLAYERS), lambda s, x, b: 0, update)
+
+
+MADE = tuple(_made(p) for p in range(MAX_PLAYERS))
+
+
+def _made_for(m: Any, x: Any, b: Bounds, p: Term) -> Term:
+    return x.get(tuple(getattr(m, f"made_{q}") for q in range(b.players)), p)
+
+
+def _twice_update(s: MtgState, t: MtgState, r: Any, m: Any, x: Any, b: Bounds) -> Term:
+    effects = _control_effects(r, s, x, b)
+    if effects is None:
+        return m.twice
+    again = [
+        x.And(who == p, getattr(m, f"made_{p}") > 0) for who, _ in effects for p in range(b.players)
+    ]
+    return x.Or(m.twice, *again)
+
+
+TWICE = Monitor("twice", BoolDomain(), lambda s, x, b: False, _twice_update)
+
+FRESH = Monitor(
+    "fresh",
+    BoolDomain(),
+    init=lambda s, x, b: s.stage == Stage.BEGIN,
+    # True from the start of a step until a player first receives priority in it.
+    update=lambda s, t, r, m, x, b: x.If(
+        step_begins(t), True, x.And(m.fresh, t.stage != Stage.PRIORITY)
+    ),
+)
+
+SKIPPED_WAITING = Monitor(
+    "skipped_waiting",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    # True in a state entered by a turn change that skipped a turn of a player for whom a
+    # control effect was waiting.
+    update=lambda s, t, r, m, x, b: x.And(
+        t.turn >= s.turn + 2, x.get(s.ctrl_next, (s.turn + 1) % b.players) > 0
+    ),
+)
+
+
+def _turn_changes(s: MtgState, t: MtgState) -> Term:
+    return t.turn != s.turn
+
+
+def _controlled(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return s.ctrl_now > 0
+
+
+def _controlled_by_another(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.ctrl_now > 0, s.ctrl_now - 1 != active(s, b))
+
+
+def _control_ends(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    nothing_waits = _made_for(m, x, b, active(t, b)) == 0
+    return x.Implies(x.And(_turn_changes(s, t), nothing_waits), t.ctrl_now == 0)
+
+
+def _last_wins(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    made = _made_for(m, x, b, active(t, b))
+    return x.Implies(x.And(_turn_changes(s, t), made > 0), t.ctrl_now == made)
+
+
+def _skip_keeps(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    a = active(t, b)
+    unchanged = [
+        x.Implies(a != q, x.get(t.ctrl_next, q) == x.get(s.ctrl_next, q)) for q in range(b.players)
+    ]
+    return x.Implies(_turn_changes(s, t), x.And(*unchanged))
+
+
+def _stays_active(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(x.And(m.fresh, t.stage == Stage.PRIORITY), t.prio == active(t, b))
+
+
+def _controls_turns(setup: Any) -> bool:
+    return bool(setup.tagged("controls turns"))
+
+
+def _controls_and_skips(setup: Any) -> bool:
+    return _controls_turns(setup) and bool(setup.tagged("skips turns"))
+
+
+CONTROL_PROPERTIES = (
+    step(
+        "control-covers-the-whole-turn",
+        "a player who controls another's turn controls all of it: control does not change "
+        "during the turn, through every cleanup step and its priority windows (514.3a)",
+        lambda s, t, r, x, b, m: x.Implies(t.turn == s.turn, t.ctrl_now == s.ctrl_now),
+        antecedent=_controlled,
+        citations=("MTG 723.1",),
+        for_all=FOR_ALL,
+        applies_to=_controls_turns,
+    ),
+    step(
+        "control-ends-when-next-turn-begins",
+        "the control of a turn ends as the next turn begins: a turn for which no control effect "
+        "was created is nobody's to control (the effects are counted from the resolutions of "
+        "the objects that create them)",
+        _control_ends,
+        monitors=MADE,
+        antecedent=_controlled,
+        citations=("MTG 723.1",),
+        for_all=FOR_ALL,
+        applies_to=_controls_turns,
+    ),
+    step(
+        "last-control-effect-wins",
+        "of several control effects waiting for a player's next turn, the last one created "
+        "decides who controls it",
+        _last_wins,
+        monitors=(*MADE, TWICE),
+        antecedent=lambda s, x, b, m: m.twice,
+        citations=("MTG 723.1a",),
+        for_all=FOR_ALL,
+        applies_to=_controls_turns,
+    ),
+    step(
+        "skipped-turn-keeps-control",
+        "a skipped turn leaves the control effect waiting for its player in place: it applies "
+        "to the next turn that player actually takes",
+        _skip_keeps,
+        monitors=(SKIPPED_WAITING,),
+        antecedent=lambda s, x, b, m: m.skipped_waiting,
+        citations=("MTG 723.1b", "MTG 500.11"),
+        for_all=FOR_ALL,
+        applies_to=_controls_and_skips,
+    ),
+    step(
+        "controlled-player-stays-active",
+        "a player whose turn another player controls is still the active player: each step's "
+        "first priority goes to them (117.3a, 117.3b), not to their controller",
+        _stays_active,
+        monitors=(FRESH,),
+        antecedent=_controlled_by_another,
+        citations=("MTG 723.3", "MTG 117.3a"),
+        for_all=FOR_ALL,
+        applies_to=_controls_turns,
+    ),
+)
+
+
 PROPERTIES = (
     terminates(
         "end-the-turn-terminates",
@@ -361,4 +539,5 @@ PROPERTIES = (
         citations=("MTG 724.1", "MTG 514.2"),
         applies_to=lambda setup: _ends_turn(setup) and bool(setup.ending["cleanup"]),
     ),
+    *CONTROL_PROPERTIES,
 )
