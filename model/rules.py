@@ -312,6 +312,36 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Derive:
+    """Replace the rule named (or cited) ``target`` by itself with some clauses changed
+    (:meth:`Rule.derive`), found when the amendment is applied: a mutant of a rule that the
+    composition builds (a card's resolution) names it this way."""
+
+    target: str
+    summary: str
+    clauses: tuple[tuple[str, Any], ...] = ()
+    when: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def label(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.clauses + self.when)
+        return f"derive {self.target}({shown})"
+
+
+def derive(
+    target: str,
+    summary: str,
+    *,
+    when: Mapping[str, int | Sequence[int]] | None = None,
+    **clauses: Any,
+) -> Derive:
+    """A :class:`Derive` amendment: ``derive("finalize", "MUTANT: ...", order="newest")``."""
+    guard: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    if when is not None:
+        guard = (_when_guard(target, when),)
+    return Derive(target, summary, tuple(sorted(clauses.items())), guard)
+
+
+@dataclass(frozen=True)
 class DeriveHook:
     """Change clauses of what a card contributes to one of its game's hooks: the card (by its
     key or name), the hook, and the keyword values to bind (``simultaneous=False``)."""
@@ -326,7 +356,7 @@ class DeriveHook:
         return f"derive {self.card}:{self.hook}({shown})"
 
 
-Amendment = Replace | Remove | Add | Variant | DeriveHook
+Amendment = Replace | Remove | Add | Variant | Derive | DeriveHook
 
 
 @dataclass(frozen=True)
@@ -475,6 +505,10 @@ class RuleSet:
             if isinstance(a, Replace):
                 rules[i] = a.rule
                 applied.append(f"replace {target.name}")
+            elif isinstance(a, Derive):
+                when = dict(a.when) if a.when else None
+                rules[i] = target.derive(a.summary, when=when, **dict(a.clauses))
+                applied.append(a.label())
             else:
                 del rules[i]
                 applied.append(f"remove {target.name}")
