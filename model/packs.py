@@ -237,6 +237,24 @@ class Core:
     #: ``(doc, fn(s, x, b))`` (Magic's ``active`` player).
     names: Mapping[str, tuple[str, Callable[..., Term]]] = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def of(cls, module: Any, **parts: Any) -> Core:
+        """A core whose rules are the module's declarations (``FIELDS``, ``KINDS``, ``HOOKS``,
+        ``DURATIONS``, ``RULES``, ``BOUNDS``, ``terminal`` and ``resolution``: how
+        ``model/magic/core.py`` and ``model/riftbound/core.py`` declare theirs) and ``parts``
+        the rest."""
+        return cls(
+            fields=module.FIELDS,
+            kinds=module.KINDS,
+            hooks=module.HOOKS,
+            durations=module.DURATIONS,
+            rules=module.RULES,
+            bound_specs=module.BOUNDS,
+            terminal=module.terminal,
+            resolution=module.resolution,
+            **parts,
+        )
+
 
 # -- the composition ---------------------------------------------------------------------------
 

@@ -11,7 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from turnproof.model.packs import Field
-from turnproof.model.schema import ArrayDomain, Domain, IntRange, SeqDomain
+from turnproof.model.schema import (
+    ArrayDomain,
+    Domain,
+    EnumDomain,
+    IntRange,
+    Leaf,
+    RecordDomain,
+    SeqDomain,
+)
 
 
 def per_player(d: Domain) -> Callable[[Any], Domain]:
@@ -27,6 +35,15 @@ def each(value: Any) -> Callable[[Any], Any]:
 def const(value: Any) -> Callable[[Any], Any]:
     """The initial value ``value``, whatever the bounds."""
     return lambda b: value
+
+
+def item_record(cls: type[tuple[Any, ...]], b: Any, **more: Leaf) -> RecordDomain:
+    """The domain of an item of a stack or chain, a record ``cls`` whose first fields are its
+    controller (``ctrl``, a player) and what it is (``what``, a kind of the composed rule set),
+    then ``more``."""
+    return RecordDomain(
+        cls, {"ctrl": IntRange(0, b.players - 1), "what": EnumDomain(b.setup.kinds), **more}
+    )
 
 
 def items(name: str, item: Callable[[Any], Domain], capacity: str, doc: str) -> Field:

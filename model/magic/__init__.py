@@ -33,21 +33,14 @@ ALIASES = (
     Alias("MTG 722", "MTG 723", "2025-11", "'Controlling Another Player' in late 2025"),
 )
 
-CORE = Core(
+CORE = Core.of(
+    core,
     name="magic",
     game="MTG",
     version=CR_VERSION,
     description="Magic: The Gathering turn structure: steps, priority, the stack, triggers, "
     "cleanup and its repetition, ending the turn and the combat phase, durations",
     state_name="MtgState",
-    fields=core.FIELDS,
-    kinds=core.KINDS,
-    hooks=core.HOOKS,
-    durations=core.DURATIONS,
-    rules=core.RULES,
-    bound_specs=core.BOUNDS,
-    terminal=core.terminal,
-    resolution=core.resolution,
     card_rules_after="cast",
     properties=PROPERTIES,
     mutants=MUTANTS,

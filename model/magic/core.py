@@ -48,7 +48,7 @@ from enum import IntEnum
 from typing import Any, NamedTuple, Protocol
 
 from turnproof.model.kit.fields import const as _const
-from turnproof.model.kit.fields import counts, each, hands, items, per_player
+from turnproof.model.kit.fields import counts, each, hands, item_record, items, per_player
 from turnproof.model.kit.players import active, is_one_of, live, next_player
 from turnproof.model.kit.players import terminal as terminal  # the core's, re-exported
 from turnproof.model.kit.stack import push
@@ -176,15 +176,7 @@ DURATIONS = {
 
 
 def item_domain(b: Bounds) -> RecordDomain:
-    return RecordDomain(
-        Item,
-        {
-            "ctrl": IntRange(0, b.players - 1),
-            "what": EnumDomain(b.setup.kinds),
-            "n": IntRange(0, b.hand_cap),
-            "in_proc": BoolDomain(),
-        },
-    )
+    return item_record(Item, b, n=IntRange(0, b.hand_cap), in_proc=BoolDomain())
 
 
 FIELDS = (
