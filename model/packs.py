@@ -31,7 +31,9 @@ cards and the hooks from ``b.setup`` (:class:`Setup`).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import inspect
+import pkgutil
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -83,10 +85,22 @@ class Field:
 
 @dataclass(frozen=True)
 class KindSpec:
-    """An object kind: an item on the stack or chain, or a waiting trigger."""
+    """An object kind: an item on the stack or chain, or a waiting trigger.
+
+    ``traits`` and ``stats`` are what the game's core reads about the kind, from the names its
+    core declares (``Core.kind_traits``, ``Core.kind_stats``): for Riftbound, the card type
+    (``spell``, ``unit``, ``gear``; an ``add`` or a ``trigger`` ability), its timing (``action``,
+    ``reaction``), what it targets, and numbers such as its ``cost`` and a unit's ``might``.
+    Magic's core reads none."""
 
     name: str
     doc: str
+    traits: tuple[str, ...] = ()
+    stats: tuple[tuple[str, int], ...] = ()
+
+    def stat(self, name: str, default: int = 0) -> int:
+        """The value of stat ``name`` (``default`` when the kind does not give it)."""
+        return dict(self.stats).get(name, default)
 
 
 @dataclass(frozen=True)
@@ -180,6 +194,23 @@ class Card:
 
 
 @dataclass(frozen=True)
+class StartKeys:
+    """A game's keys of a scenario's ``[start]`` table (besides ``turn``, ``hands`` and
+    ``fields``, which every game has): each with a one-line doc; ``items``, those whose value
+    is a list of objects (items on the stack or chain, waiting triggers); ``changes(spec, model,
+    made)``, the field changes they make to the initial state (``spec`` a
+    :class:`~turnproof.model.scenario.StartSpec`, ``made`` the changes of the keys every game
+    has, such as the turn; problems are :class:`~turnproof.model.scenario.SpecError` values
+    that say where); and ``item(what, spec, model)``, an object of kind ``what`` as a scenario
+    writes it (an :class:`~turnproof.model.scenario.ItemSpec`)."""
+
+    keys: Mapping[str, str]
+    items: tuple[str, ...]
+    changes: Callable[[Any, Any, dict[str, Any]], dict[str, Any]] = field(repr=False)
+    item: Callable[[int, Any, Any], Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
 class Core:
     """The part of a game's rules that holds whatever the cards: see the module docstring.
 
@@ -212,13 +243,38 @@ class Core:
     #: The game's card library, by key (a function, so that the library's modules may import
     #: the core).
     library: Callable[[], Mapping[str, Pack]] = field(default=lambda: {}, repr=False)
-    #: An object on the stack or chain, or a waiting trigger, as a scenario writes one:
-    #: ``item(controller, kind, n)``.
-    item: Callable[[int, int, int], Any] | None = field(default=None, repr=False)
     #: Who actually makes a choice the rules give a player (``RuleSet.decided_by``).
     decided_by: Callable[..., Term] | None = field(default=None, repr=False)
     #: Core rules that apply only with some cards in play, by name: ``applies(setup)``.
     optional_rules: Mapping[str, Callable[[Any], bool]] = field(default_factory=dict, repr=False)
+    #: What the core reads about an object kind (:class:`KindSpec`): the traits a kind may
+    #: have and the stats it may give, each with a one-line doc.
+    kind_traits: Mapping[str, str] = field(default_factory=dict)
+    kind_stats: Mapping[str, str] = field(default_factory=dict)
+    #: What a scenario's ``[start]`` may set for this game besides ``turn``, ``hands`` and
+    #: ``fields`` (:class:`StartKeys`); ``None``: nothing else.
+    start: StartKeys | None = field(default=None, repr=False)
+    #: Whole-number names a scenario's expressions may use besides the state's fields: name to
+    #: ``(doc, fn(s, x, b))`` (Magic's ``active`` player).
+    names: Mapping[str, tuple[str, Callable[..., Term]]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, module: Any, **parts: Any) -> Core:
+        """A core whose rules are the module's declarations (``FIELDS``, ``KINDS``, ``HOOKS``,
+        ``DURATIONS``, ``RULES``, ``BOUNDS``, ``terminal`` and ``resolution``: how
+        ``model/magic/core.py`` and ``model/riftbound/core.py`` declare theirs) and ``parts``
+        the rest."""
+        return cls(
+            fields=module.FIELDS,
+            kinds=module.KINDS,
+            hooks=module.HOOKS,
+            durations=module.DURATIONS,
+            rules=module.RULES,
+            bound_specs=module.BOUNDS,
+            terminal=module.terminal,
+            resolution=module.resolution,
+            **parts,
+        )
 
 
 # -- the composition ---------------------------------------------------------------------------
@@ -274,9 +330,29 @@ class Setup:
     resolving_kinds: tuple[int, ...] = ()
     damage_targets: tuple[DamageTarget, ...] = ()
     derived: tuple[DeriveHook, ...] = ()
+    #: Each kind's traits and stats (:class:`KindSpec`), by the kind's value, and the kinds
+    #: with each trait the core declares (in kind order), and the card each kind comes from.
+    traits: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    stats: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
+    by_trait: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    owners: Mapping[int, Card] = field(default_factory=dict)
 
     def card_names(self) -> list[str]:
         return [c.name for c in self.cards]
+
+    def kinds_with(self, trait: str) -> tuple[int, ...]:
+        """The kinds that have ``trait`` (one the core declares), in kind order."""
+        if trait not in self.by_trait:
+            raise UnknownNameError("kind trait", trait, self.by_trait)
+        return self.by_trait[trait]
+
+    def has_trait(self, kind: int, trait: str) -> bool:
+        """Kind ``kind`` (a value of :attr:`kinds`) has ``trait``."""
+        return trait in self.traits.get(int(kind), frozenset())
+
+    def stat(self, kind: int, name: str) -> int:
+        """Kind ``kind``'s stat ``name`` (0 when it gives none)."""
+        return self.stats.get(int(kind), {}).get(name, 0)
 
     def has(self, key: str) -> bool:
         return any(c.key == key for c in self.cards)
@@ -338,6 +414,16 @@ class Setup:
         return replace(self, hooks=hooks, derived=self.derived + (a,))
 
 
+def kinds(b: Any) -> Any:
+    """The object kinds of the composed rule set the rules run in (``kinds(b).SUNDIAL``)."""
+    return b.setup.kinds
+
+
+def hooks(b: Any, name: str) -> tuple[Callable[..., Any], ...]:
+    """The cards' contributions to the hook ``name``, in card order."""
+    return tuple(b.setup.hooks[name])
+
+
 def _same(f: Callable[..., Any], g: partial[Any]) -> bool:
     return (
         isinstance(f, partial) and f.func is g.func and f.keywords.get("me") is g.keywords.get("me")
@@ -396,6 +482,16 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
                 )
         for k in pack.kinds:
             claim("kind", k.name, pack)
+            for trait in k.traits:
+                if trait not in core.kind_traits:
+                    raise UnknownNameError(
+                        f"trait (kind {k.name} of {pack.name})", trait, core.kind_traits
+                    )
+            for stat, _ in k.stats:
+                if stat not in core.kind_stats:
+                    raise UnknownNameError(
+                        f"stat (kind {k.name} of {pack.name})", stat, core.kind_stats
+                    )
         for sp in pack.bounds:
             if sp.name in RESERVED_BOUND_NAMES:
                 raise CompositionError(f"card {pack.name!r}: a bound may not be named {sp.name}")
@@ -428,7 +524,14 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
     for c in chosen:
         for hook, fn in c.pack.hooks.items():
             hooks[hook].append(partial(fn, me=c))
-    ending = {d: tuple(f for p in packs for f in p.fields if f.ends == d) for d in core.durations}
+    for f in core.fields:
+        if f.ends and f.ends not in core.durations:
+            raise UnknownNameError(f"duration (field {f.name} of the core)", f.ends, core.durations)
+    specs = [(k, None) for k in core.kinds] + [(k, c) for c in chosen for k in c.pack.kinds]
+    traits = {int(kinds[k.name]): frozenset(k.traits) for k, _ in specs}
+    stats = {int(kinds[k.name]): dict(k.stats) for k, _ in specs}
+    carded = {int(kinds[k.name]): c for k, c in specs if c is not None}
+    ending = {d: tuple(f for f in fields if f.ends == d) for d in core.durations}
     damage_targets = tuple(
         DamageTarget(name, doc, c, partial(legal, me=c), partial(deal, me=c))
         for c in chosen
@@ -460,6 +563,10 @@ def compose(core: Core, cards: Iterable[Card], *, description: str = "") -> Rule
             int(kinds[k]) for p in packs for k in (*p.resolve, *p.resolves_itself)
         ),
         damage_targets=damage_targets,
+        traits=traits,
+        stats=stats,
+        by_trait={t: tuple(v for v in sorted(traits) if t in traits[v]) for t in core.kind_traits},
+        owners=carded,
     )
 
     card_rules: list[Rule] = []
@@ -552,6 +659,53 @@ def card_table(packs: Sequence[Pack]) -> dict[str, Pack]:
         out[p.key] = p
         names[p.name.casefold()] = p.key
     return dict(sorted(out.items()))
+
+
+def discover(package: str, path: Iterable[str]) -> dict[str, Pack]:
+    """A game's card library: the ``CARD`` of every module of the package ``package`` (whose
+    ``__path__`` is ``path``), by key (see :func:`card_table`). A module added there is in the
+    library; nothing else needs to list it."""
+    packs = []
+    for info in sorted(pkgutil.iter_modules(list(path)), key=lambda m: m.name):
+        module = importlib.import_module(f"{package}.{info.name}")
+        card = getattr(module, "CARD", None)
+        if isinstance(card, Pack):
+            packs.append(card)
+    return card_table(packs)
+
+
+#: How a composition is asked for: a card in play, a ``(name, controller)`` pair, or the name
+#: of a card each player has.
+CardLike = Card | tuple[str, int | None] | str
+
+
+class Composer:
+    """``compose_magic``, ``compose_riftbound``: a game's rule set with some cards in play,
+    given as :data:`CardLike` values and found in its library; the same cards (in any order)
+    give the same rule set value, composed once."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self._made: dict[tuple[tuple[str, int, str], ...], RuleSet] = {}
+
+    def card(self, name: str, controller: int | None = None, zone: str = "") -> Card:
+        """A card of the library in play (by name or key)."""
+        return Card(find_card(self.core.library(), name), controller, zone)
+
+    def __call__(self, cards: Iterable[CardLike]) -> RuleSet:
+        made = []
+        for c in cards:
+            if isinstance(c, str):
+                c = self.card(c)
+            elif not isinstance(c, Card):
+                c = self.card(c[0], c[1])
+            made.append(c)
+        key = tuple(
+            sorted((c.key, -1 if c.controller is None else c.controller, c.zone) for c in made)
+        )
+        if key not in self._made:
+            self._made[key] = compose(self.core, made)
+        return self._made[key]
 
 
 def find_card(library: Mapping[str, Pack], name: str) -> Pack:

@@ -9,13 +9,10 @@ from turnproof.model.rules import RuleSet
 
 def builtin_rulesets() -> dict[str, RuleSet]:
     """Every built-in rule set, by name, in a fixed order."""
-    sets = [BENCH]
-    try:
-        from turnproof.model.magic import MAGIC
-    except ImportError:  # pragma: no cover - while the Magic rule set is being written
-        pass
-    else:
-        sets.insert(0, MAGIC)
+    from turnproof.model.magic import MAGIC
+    from turnproof.model.riftbound import RIFTBOUND
+
+    sets = [MAGIC, RIFTBOUND, BENCH]
     return {r.name: r for r in sets}
 
 

@@ -310,20 +310,40 @@ class Add:
 
 
 @dataclass(frozen=True)
-class Derive:
-    """Derive the rule named (or cited) ``target`` in place, with some clauses changed
-    (:meth:`Rule.derive`): for a rule of a card in play, which only the composed rule set has."""
-
-    target: str
-    summary: str
-    clauses: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True)
 class Variant:
     """Select a named variant of the rule set (a stored list of amendments)."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class Derive:
+    """Replace the rule named (or cited) ``target`` by itself with some clauses changed
+    (:meth:`Rule.derive`), found when the amendment is applied: a mutant of a rule that the
+    composition builds (a card's resolution) names it this way."""
+
+    target: str
+    summary: str
+    clauses: tuple[tuple[str, Any], ...] = ()
+    when: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+    def label(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.clauses + self.when)
+        return f"derive {self.target}({shown})"
+
+
+def derive(
+    target: str,
+    summary: str,
+    *,
+    when: Mapping[str, int | Sequence[int]] | None = None,
+    **clauses: Any,
+) -> Derive:
+    """A :class:`Derive` amendment: ``derive("finalize", "MUTANT: ...", order="newest")``."""
+    guard: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    if when is not None:
+        guard = (_when_guard(target, when),)
+    return Derive(target, summary, tuple(sorted(clauses.items())), guard)
 
 
 @dataclass(frozen=True)
@@ -341,7 +361,7 @@ class DeriveHook:
         return f"derive {self.card}:{self.hook}({shown})"
 
 
-Amendment = Replace | Remove | Add | Variant | DeriveHook | Derive
+Amendment = Replace | Remove | Add | Variant | Derive | DeriveHook
 
 
 @dataclass(frozen=True)
@@ -528,12 +548,13 @@ class RuleSet:
                     f"{', '.join(current.rule_names())}"
                 ) from exc
             i = rules.index(target)
-            if isinstance(a, Derive):
-                rules[i] = target.derive(a.summary, **dict(a.clauses))
-                applied.append(f"derive {target.name}")
-            elif isinstance(a, Replace):
+            if isinstance(a, Replace):
                 rules[i] = a.rule
                 applied.append(f"replace {target.name}")
+            elif isinstance(a, Derive):
+                when = dict(a.when) if a.when else None
+                rules[i] = target.derive(a.summary, when=when, **dict(a.clauses))
+                applied.append(a.label())
             else:
                 del rules[i]
                 applied.append(f"remove {target.name}")

@@ -44,7 +44,6 @@ EXPECTATIONS = ("holds", "violated", "witnessed")
 VERDICTS = ("PROVED", "EXHAUSTIVE", "VIOLATED", "WITNESSED", "UNKNOWN")
 ENGINES = ("explicit", "symbolic")
 EXPRESSION_KINDS = ("always", "never", "reachable", "terminates")
-STAGES = ("begin", "priority")
 _KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -68,11 +67,30 @@ def did_you_mean(name: str, valid: Sequence[str]) -> str:
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
-def unknown(at: Path, what: str, name: str, valid: Sequence[str]) -> SpecError:
+def unknown(
+    at: Path, what: str, name: str, valid: Sequence[str], plural: str = "choices", note: str = ""
+) -> SpecError:
     return SpecError(
         at,
-        f"unknown {what} {name!r}{did_you_mean(name, valid)}; valid choices: {choices_text(valid)}",
+        f"unknown {what} {name!r}{note}{did_you_mean(name, valid)}; valid {plural}: "
+        f"{choices_text(valid)}",
     )
+
+
+def _elsewhere(name: str, game: str) -> str:
+    """' (a card of rule set magic)' when another built-in game's library has ``name``."""
+    from turnproof.model.packs import find_card
+    from turnproof.model.registry import builtin_rulesets
+
+    for rs in builtin_rulesets().values():
+        if rs.name == game or rs.setup is None:
+            continue
+        try:
+            find_card(rs.setup.core.library(), name)
+        except TurnproofError:
+            continue
+        return f" in the {game} library (it is a card of rule set {rs.name})"
+    return ""
 
 
 # -- the parts of a scenario ---------------------------------------------------------------------
@@ -92,32 +110,45 @@ class CardSpec:
 
 @dataclass(frozen=True)
 class ItemSpec:
-    """An object on the stack or a waiting trigger: its kind, or the card whose only object it
-    is, its controller and its number ("that many")."""
+    """An object on the stack or chain, or a waiting trigger: its kind, or the card whose only
+    object it is, and what its game reads of it (each game's core says which it takes): its
+    controller, its number ("that many"), whether it is finalized (a Riftbound chain item) and
+    its target. ``None``: not given."""
 
     kind: str = ""
     card: str = ""
-    controller: int = 0
-    n: int = 0
+    controller: int | None = None
+    n: int | None = None
+    finalized: bool | None = None
+    target: int | None = None
     at: Path = ()
+
+
+#: The keys of a ``[start]`` table that every game has.
+START_KEYS = {
+    "turn": "the turn number; the active (turn) player is that number modulo the players",
+    "hands": "the number of cards in each player's hand",
+    "fields": "any other field of the state, by its schema name",
+}
 
 
 @dataclass(frozen=True)
 class StartSpec:
     """Where the game starts: the turn (its number; the active player is that number modulo
-    the players), the step, ``begin`` (its turn-based actions come first) or ``priority`` (a
-    player has priority), the hands, the stack and the waiting triggers, and any other field of
-    the state by its schema name."""
+    the players), the hands, the game's own keys as written (its core's ``start``: Magic's
+    step, stage, priority, stack and waiting triggers; Riftbound's phase, stage, priority, focus,
+    showdown, chain and waiting triggers), with lists of objects as :class:`ItemSpec` tuples,
+    and any other field of the state by its schema name."""
 
     turn: int | None = None
-    step: str | None = None
-    stage: str | None = None
-    priority: int | None = None
     hands: tuple[int, ...] | None = None
-    stack: tuple[ItemSpec, ...] = ()
-    waiting: tuple[ItemSpec, ...] = ()
+    keys: tuple[tuple[str, Any], ...] = ()
     fields: tuple[tuple[str, Any], ...] = ()
     at: Path = ("start",)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of the game's start key ``key`` (``default`` when it is not given)."""
+        return dict(self.keys).get(key, default)
 
 
 @dataclass(frozen=True)
@@ -258,7 +289,8 @@ def _build(sc: Scenario) -> Built:
             try:
                 pack = find_card(library, c.name)
             except TurnproofError:
-                raise unknown(at + ("name",), "card", c.name, names) from None
+                note = _elsewhere(c.name, sc.game)
+                raise unknown(at + ("name",), "card", c.name, names, "cards", note) from None
             if c.zone and c.zone not in pack.zones:
                 raise SpecError(
                     at + ("zone",),
@@ -443,17 +475,13 @@ def _expression_property(spec: PropertySpec, model: Model, at: Path) -> Property
 
 
 def expression_names(ruleset: RuleSet) -> dict[str, Any]:
-    """Names a scenario's expressions may use besides the state's fields: the game's own
-    (Magic's ``active`` player)."""
+    """Names a scenario's expressions may use besides the state's fields: the game's own, as
+    its core declares them (Magic's ``active`` player, Riftbound's ``active`` turn player)."""
     from turnproof.model.expr import INT
 
-    if ruleset.game == "MTG":
-        return {
-            "active": (INT, lambda s, x, b: s.turn % b.players),
-            # who controls the active player's turn (723), or -1 for nobody
-            "controller": (INT, lambda s, x, b: s.ctrl_now - 1),
-        }
-    return {}
+    if ruleset.setup is None:
+        return {}
+    return {name: (INT, fn) for name, (_, fn) in ruleset.setup.core.names.items()}
 
 
 # -- the start state ---------------------------------------------------------------------------
@@ -480,11 +508,20 @@ def _start_function(spec: StartSpec, model: Model) -> Callable[[Any], list[State
     return start
 
 
-def _enum_value(enum: type[IntEnum], name: Any, at: Path, what: str) -> IntEnum:
+def enum_value(enum: type[IntEnum], name: Any, at: Path, what: str) -> IntEnum:
+    """The member of ``enum`` named ``name``, or a :class:`SpecError` listing the members."""
     valid = list(enum.__members__)
     if not isinstance(name, str) or name not in enum.__members__:
         raise unknown(at, what, str(name), valid)
     return enum[name]
+
+
+def player_value(value: Any, model: Model, at: Path) -> int:
+    """A player's number, or a :class:`SpecError` naming the players."""
+    players = model.bounds.players
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
+        raise SpecError(at, f"player {value} does not exist; players are 0..{players - 1}")
+    return value
 
 
 def _start_changes(spec: StartSpec, model: Model) -> dict[str, Any]:
@@ -492,6 +529,17 @@ def _start_changes(spec: StartSpec, model: Model) -> dict[str, Any]:
     b = model.bounds
     at = spec.at
     fields = sch.domains
+    setup = model.ruleset.setup
+    game = setup.core.start if setup is not None else None
+    own = dict(game.keys) if game is not None else {}
+    valid = list(START_KEYS) + list(own)
+    for key, _ in spec.keys:
+        if key not in own:
+            raise SpecError(
+                at + (key,),
+                f"unknown key {key!r}{did_you_mean(key, valid)}; valid keys here: "
+                f"{', '.join(valid)}",
+            )
     changes: dict[str, Any] = {}
     if spec.turn is not None:
         if not 0 <= spec.turn < b["turns"]:
@@ -501,44 +549,6 @@ def _start_changes(spec: StartSpec, model: Model) -> dict[str, Any]:
                 f"turns={b['turns']} (raise turns to start later)",
             )
         changes["turn"] = spec.turn
-    step_dom = fields.get("step")
-    if spec.step is not None:
-        if not isinstance(step_dom, EnumDomain):
-            raise SpecError(at + ("step",), f"rule set {model.ruleset.name} has no steps")
-        changes["step"] = _enum_value(step_dom.enum, spec.step, at + ("step",), "step")
-    if spec.stage is not None:
-        if spec.stage not in STAGES:
-            raise unknown(at + ("stage",), "stage", spec.stage, STAGES)
-        stage_dom = fields["stage"]
-        assert isinstance(stage_dom, EnumDomain)
-        changes["stage"] = stage_dom.enum["PRIORITY" if spec.stage == "priority" else "BEGIN"]
-        first: Any = model.initial_states()[0]
-        step = changes.get("step", first.step)
-        step_name = step_dom.enum(int(step)).name if isinstance(step_dom, EnumDomain) else ""
-        if spec.stage == "priority":
-            if step_name == "UNTAP":
-                raise SpecError(
-                    at + ("stage",),
-                    "nobody gets priority in the untap step (502.4); start "
-                    "at 'begin' or in another step",
-                )
-            if step_name == "CLEANUP":
-                changes["cl_prio"] = True  # priority in cleanup only after something happened
-    if spec.priority is not None:
-        if spec.stage != "priority":
-            raise SpecError(
-                at + ("priority",), "a player has priority only with stage = 'priority'"
-            )
-        if not 0 <= spec.priority < b.players:
-            raise SpecError(
-                at + ("priority",),
-                f"player {spec.priority} does not exist; players are 0..{b.players - 1}",
-            )
-        changes["prio"] = spec.priority
-    elif spec.stage == "priority":
-        begin: Any = model.initial_states()[0]
-        turn = changes.get("turn", begin.turn)
-        changes["prio"] = turn % b.players
     if spec.hands is not None:
         hand_dom = fields["hand"]
         assert isinstance(hand_dom, ArrayDomain)
@@ -555,43 +565,42 @@ def _start_changes(spec: StartSpec, model: Model) -> dict[str, Any]:
                     f"a hand of {n} cards does not fit: hands hold 0..{cap} (the bound hand_cap)",
                 )
         changes["hand"] = tuple(spec.hands)
-    for key, items in (("stack", spec.stack), ("pending", spec.waiting)):
-        if items:
-            where = "stack" if key == "stack" else "waiting"
-            dom = fields[key]
-            assert isinstance(dom, SeqDomain)
-            if len(items) > dom.capacity:
-                bound = "stack" if key == "stack" else "waiting"
-                raise SpecError(
-                    at + (where,),
-                    f"{len(items)} objects do not fit: the {where} holds at most {dom.capacity} "
-                    f"(the bound {bound})",
-                )
-            changes[key] = dom.make(
-                [_item(it, model, at + (where, i)) for i, it in enumerate(items)]
-            )
-    if spec.stage == "priority" and spec.waiting:
-        raise SpecError(
-            at + ("waiting",),
-            "nothing waits while a player has priority: waiting triggers go on the stack before "
-            "anyone receives priority (117.5); start at stage 'begin', or put them on the stack",
-        )
+    if game is not None:
+        changes.update(game.changes(replace(spec, fields=()), model, dict(changes)))
     for name, value in spec.fields:
         if name not in fields:
             raise unknown(at + ("fields", name), "field", name, list(fields))
-        if name in changes or name in ("stack", "pending"):
+        if name in changes:
             raise SpecError(
                 at + ("fields", name),
-                f"{name} is set by the start's own keys (turn, step, stage, priority, hands, "
-                "stack, waiting); set it there",
+                f"{name} is set by the start's own keys ({', '.join(valid[:2] + list(own))}); "
+                "set it there",
             )
         changes[name] = _field_value(fields[name], value, at + ("fields", name))
     return changes
 
 
-def _item(spec: ItemSpec, model: Model, at: Path) -> Any:
+def start_items(
+    items: Sequence[ItemSpec], model: Model, field_name: str, where: str, bound: str, at: Path
+) -> Any:
+    """The sequence field ``field_name`` holding ``items`` (each resolved by the game's core),
+    or a :class:`SpecError` when they do not fit its capacity (the bound ``bound``)."""
+    dom = model.schema.domains[field_name]
+    assert isinstance(dom, SeqDomain)
+    if len(items) > dom.capacity:
+        raise SpecError(
+            at + (where,),
+            f"{len(items)} objects do not fit: the {where} holds at most {dom.capacity} "
+            f"(the bound {bound})",
+        )
+    return dom.make([resolve_item(it, model, at + (where, i)) for i, it in enumerate(items)])
+
+
+def resolve_item(spec: ItemSpec, model: Model, at: Path) -> Any:
+    """An object as the game's core builds it from ``spec`` (its kind, by name or by its
+    card)."""
     setup = model.ruleset.setup
-    if setup is None:
+    if setup is None or setup.core.start is None:
         raise SpecError(at, f"rule set {model.ruleset.name} has no objects to put there")
     kinds = setup.kinds
     valid = [k for k in kinds.__members__ if k != "NONE"]
@@ -613,12 +622,17 @@ def _item(spec: ItemSpec, model: Model, at: Path) -> Any:
         what = kinds[own[0]]
     else:
         raise SpecError(at, "an object names its kind (kind = ...) or its card (card = ...)")
-    if not 0 <= spec.controller < model.bounds.players:
-        raise SpecError(
-            at + ("controller",),
-            f"player {spec.controller} does not exist; players are 0..{model.bounds.players - 1}",
-        )
-    return setup.core.item(spec.controller, what, spec.n)
+    if spec.controller is not None:
+        player_value(spec.controller, model, at + ("controller",))
+    return setup.core.start.item(int(what), replace(spec, at=at), model)
+
+
+def refuse_item_keys(spec: ItemSpec, game: str, keys: Sequence[str]) -> None:
+    """A :class:`SpecError` for the first of ``keys`` (``finalized``, ``target`` ...) that
+    ``spec`` gives but the game's objects do not have."""
+    for key in keys:
+        if getattr(spec, key) is not None:
+            raise SpecError(spec.at + (key,), f"{game} objects have no {key!r}")
 
 
 def _field_value(dom: Domain, value: Any, at: Path) -> Any:
@@ -631,7 +645,7 @@ def _field_value(dom: Domain, value: Any, at: Path) -> Any:
             raise SpecError(at, f"expected true or false, got {value!r}")
         return value
     if isinstance(dom, EnumDomain):
-        return _enum_value(dom.enum, value, at, dom.enum.__name__)
+        return enum_value(dom.enum, value, at, dom.enum.__name__)
     if isinstance(dom, IntRange):
         if isinstance(value, bool) or not isinstance(value, int):
             raise SpecError(at, f"expected a whole number in {dom.lo}..{dom.hi}, got {value!r}")

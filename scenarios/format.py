@@ -26,24 +26,26 @@ class CardEntry(_Strict):
 
 
 class ItemEntry(_Strict):
-    """An object on the stack, or a waiting trigger."""
+    """An object on the stack or chain, or a waiting trigger (each game's core says which of
+    the optional keys its objects have)."""
 
     kind: StrictStr | None = None
     card: StrictStr | None = None
-    controller: StrictInt = 0
-    n: StrictInt = 0
+    controller: StrictInt | None = None
+    n: StrictInt | None = None
+    finalized: StrictBool | None = None
+    target: StrictInt | None = None
 
 
-class StartEntry(_Strict):
-    """``[start]``: where the game starts."""
+class StartEntry(BaseModel):
+    """``[start]``: where the game starts. Besides these keys, the game's own (its core's start
+    keys: Magic's step, stage, priority, stack, waiting; Riftbound's phase, stage, priority,
+    focus, showdown, chain, waiting), checked when the scenario is built."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     turn: StrictInt | None = None
-    step: StrictStr | None = None
-    stage: Literal["begin", "priority"] | None = None
-    priority: StrictInt | None = None
     hands: list[StrictInt] | None = None
-    stack: list[ItemEntry] = Field(default_factory=list)
-    waiting: list[ItemEntry] = Field(default_factory=list)
     fields: dict[StrictStr, Any] = Field(default_factory=dict)
 
 
@@ -98,13 +100,13 @@ _TABLES: dict[str, type[BaseModel]] = {
     "start": StartEntry,
     "property": PropertyEntry,
     "expect": ExpectEntry,
-    "stack": ItemEntry,
-    "waiting": ItemEntry,
 }
 
 
 def keys_at(loc: tuple[Any, ...]) -> list[str]:
     """The keys a table at ``loc`` (a pydantic error location) may have."""
+    if len(loc) >= 3 and loc[0] == "start" and isinstance(loc[2], int):
+        return list(ItemEntry.model_fields)  # an object of a game's start key (a stack, a chain)
     model: type[BaseModel] = ScenarioFile
     for part in loc:
         if isinstance(part, str) and part in _TABLES:

@@ -154,16 +154,57 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-def _items(entries: list[fmt.ItemEntry], where: KeyPath) -> tuple[ItemSpec, ...]:
-    return tuple(
-        ItemSpec(
-            kind=e.kind or "",
-            card=e.card or "",
-            controller=e.controller,
-            n=e.n,
-            at=where + (i,),
+def _items(entries: Any, where: KeyPath) -> tuple[ItemSpec, ...]:
+    """A start key's list of objects, each checked against :class:`format.ItemEntry`."""
+    if not isinstance(entries, list):
+        raise SpecError(where, f"expected a list of objects ({{card = ...}}, ...), got {entries!r}")
+    out = []
+    for i, raw in enumerate(entries):
+        try:
+            e = fmt.ItemEntry.model_validate(raw)
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            loc = where + (i,) + tuple(first["loc"])
+            first = {**first, "loc": loc}
+            raise SpecError(loc, _pydantic_message(first)) from None
+        out.append(
+            ItemSpec(
+                kind=e.kind or "",
+                card=e.card or "",
+                controller=e.controller,
+                n=e.n,
+                finalized=e.finalized,
+                target=e.target,
+                at=where + (i,),
+            )
         )
-        for i, e in enumerate(entries)
+    return tuple(out)
+
+
+def _item_keys(game: str) -> tuple[str, ...]:
+    """The start keys of ``game`` whose value is a list of objects (none for a game that is not
+    built in: building the scenario then says so)."""
+    from turnproof.model.registry import builtin_rulesets
+
+    rs = builtin_rulesets().get(game)
+    if rs is None or rs.setup is None or rs.setup.core.start is None:
+        return ()
+    return rs.setup.core.start.items
+
+
+def _start(st: fmt.StartEntry, game: str) -> StartSpec:
+    keys = []
+    lists = _item_keys(game)
+    for key, value in (st.model_extra or {}).items():
+        if key in lists:
+            keys.append((key, _items(value, ("start", key))))
+        else:
+            keys.append((key, _freeze(value)))
+    return StartSpec(
+        turn=st.turn,
+        hands=tuple(st.hands) if st.hands is not None else None,
+        keys=tuple(keys),
+        fields=tuple((k, _freeze(v)) for k, v in st.fields.items()),
     )
 
 
@@ -183,19 +224,7 @@ def _scenario(doc: fmt.ScenarioFile, name: str, origin: str) -> Scenario:
     bounds = dict(doc.bounds)
     if doc.players is not None:
         bounds["players"] = doc.players
-    start = None
-    if doc.start is not None:
-        st = doc.start
-        start = StartSpec(
-            turn=st.turn,
-            step=st.step,
-            stage=st.stage,
-            priority=st.priority,
-            hands=tuple(st.hands) if st.hands is not None else None,
-            stack=_items(st.stack, ("start", "stack")),
-            waiting=_items(st.waiting, ("start", "waiting")),
-            fields=tuple((k, _freeze(v)) for k, v in st.fields.items()),
-        )
+    start = _start(doc.start, doc.game) if doc.start is not None else None
     props = []
     for i, p in enumerate(doc.property):
         kinds = [k for k in ("always", "never", "reachable", "terminates") if getattr(p, k)]

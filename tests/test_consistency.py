@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 from turnproof.checks.explicit import explore, find_inconsistencies
 from turnproof.model.magic import MAGIC
@@ -15,8 +16,9 @@ def run(*args: str):
     return CliRunner().invoke(cli, list(args))
 
 
-def test_magic_rules_are_consistent_within_one_turn():
-    r = run("consistency", "magic", "--bound", "turns=1")
+@pytest.mark.parametrize("game", ["magic", "riftbound"])
+def test_rules_are_consistent_within_one_turn(game: str) -> None:
+    r = run("consistency", game, "--bound", "turns=1")
     assert r.exit_code == 0, r.output
     assert "no inconsistency found" in r.output
 

@@ -1,4 +1,5 @@
-"""The built-in Magic properties: each holds on the rules, and each has a mutant that breaks it."""
+"""The built-in properties: each holds on its rule set's rules, and each has a mutant that
+breaks it (Magic and Riftbound alike); then the Magic rule set's own checks."""
 
 from __future__ import annotations
 
@@ -7,24 +8,38 @@ from turnproof.checks.explicit import check_properties, explore, rule_coverage
 from turnproof.checks.results import Verdict
 from turnproof.model.magic import DEFAULT_CARDS, MAGIC, compose_magic
 from turnproof.model.packs import mutant_ruleset
+from turnproof.model.registry import get_ruleset
 from turnproof.model.rules import Model, Remove
 
 SMALL = {"turns": 1}
 
+#: The built-in rule sets made of a core and card packs, with the bounds of their fast checks:
+#: of their properties, and of their mutants (one card a turn shows every Riftbound mutant).
+GAMES = {"magic": SMALL, "riftbound": SMALL}
+MUTANT_BOUNDS = {"magic": SMALL, "riftbound": {"turns": 1, "actions": 1}}
+#: Each game's citation prefix: every step of a trace cites a rule of the game.
+PREFIX = {"magic": "MTG ", "riftbound": "RB "}
+MUTANTS = [(g, m.name) for g in GAMES for m in get_ruleset(g).mutants]
 
-def test_every_property_has_a_mutant_that_breaks_it():
-    broken = {name for m in MAGIC.mutants for name in m.breaks}
-    assert {p.name for p in MAGIC.properties} <= broken
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_property_has_a_mutant_that_breaks_it(game: str) -> None:
+    rs = get_ruleset(game)
+    broken = {name for m in rs.mutants for name in m.breaks}
+    assert {p.name for p in rs.properties} <= broken
 
 
-def test_property_names_are_kebab_case_and_unique():
-    names = [p.name for p in MAGIC.properties]
+@pytest.mark.parametrize("game", GAMES)
+def test_property_names_are_kebab_case_and_unique(game: str) -> None:
+    names = [p.name for p in get_ruleset(game).properties]
     assert len(names) == len(set(names))
     assert all(n == n.lower() and " " not in n and "_" not in n for n in names)
 
 
-def test_all_properties_meet_expectations_on_one_turn():
-    results = check_properties(Model(MAGIC, SMALL), MAGIC.properties)
+@pytest.mark.parametrize("game", GAMES)
+def test_all_properties_meet_expectations_on_one_turn(game: str) -> None:
+    rs = get_ruleset(game)
+    results = check_properties(Model(rs, GAMES[game]), rs.properties)
     bad = [(r.name, r.verdict.value, r.reason) for r in results if not r.meets_expectation]
     assert bad == []
     for r in results:
@@ -33,18 +48,20 @@ def test_all_properties_meet_expectations_on_one_turn():
         assert not r.vacuous
 
 
-@pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
-def test_mutant_is_caught(mutant):
-    m = MAGIC.mutant(mutant)
-    rs = mutant_ruleset(MAGIC, m, label=m.name)
+@pytest.mark.parametrize(("game", "mutant"), MUTANTS)
+def test_mutant_is_caught(game: str, mutant: str) -> None:
+    base = get_ruleset(game)
+    m = base.mutant(mutant)
+    rs = mutant_ruleset(base, m, label=m.name)
     assert rs.version.endswith("+" + m.name)
-    assert rs.content_hash() != MAGIC.content_hash()
-    results = check_properties(Model(rs, {**SMALL, **m.bounds}), [rs.property(n) for n in m.breaks])
+    assert rs.content_hash() != base.content_hash()
+    model = Model(rs, {**MUTANT_BOUNDS[game], **m.bounds})
+    results = check_properties(model, [rs.property(n) for n in m.breaks])
     for r in results:
         assert not r.meets_expectation, f"{mutant} should break {r.name}"
         if r.verdict is Verdict.VIOLATED:
             assert r.trace is not None and len(r.trace.steps) > 0
-            assert all(step.rule.startswith("MTG ") for step in r.trace.steps)
+            assert all(step.rule.startswith(PREFIX[game]) for step in r.trace.steps)
 
 
 def _lasso(rs, bounds):
@@ -130,9 +147,10 @@ def test_default_bounds_all_properties_meet_expectations():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mutant", [m.name for m in MAGIC.mutants])
-def test_mutant_is_caught_at_default_bounds(mutant):
-    m = MAGIC.mutant(mutant)
-    rs = mutant_ruleset(MAGIC, m, label=m.name)
+@pytest.mark.parametrize(("game", "mutant"), MUTANTS)
+def test_mutant_is_caught_at_default_bounds(game: str, mutant: str) -> None:
+    base = get_ruleset(game)
+    m = base.mutant(mutant)
+    rs = mutant_ruleset(base, m, label=m.name)
     results = check_properties(Model(rs, m.bounds), [rs.property(n) for n in m.breaks])
     assert all(not r.meets_expectation for r in results)

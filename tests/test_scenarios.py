@@ -242,12 +242,97 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("old", "new", "needle", "message"), BAD, ids=[b[3][:40] for b in BAD])
+RB_BASE = """format = 1
+title = "a small Riftbound case"
+game = "riftbound"
+
+[[card]]
+name = "Strike"
+
+[[card]]
+name = "Denial"
+controller = 1
+
+[[card]]
+name = "Grim Sentinel"
+controller = 1
+
+[start]
+stage = "priority"
+chain = [
+  { card = "Strike", controller = 0, target = 0 },
+  { card = "Denial", controller = 1, target = 0 },
+]
+"""
+
+
+RB_BAD = [
+    # (what to change in RB_BASE, the line that is wrong, what the message says)
+    (
+        'name = "Strike"',
+        'name = "Sundial of the Infinite"',
+        "Sundial",
+        "unknown card 'Sundial of the Infinite' in the riftbound library (it is a card of rule "
+        "set magic); valid cards: Call to Arms, Denial, Firebrand, Grim Sentinel, Iron Ward, "
+        "Lingering Echo, Rally, Rune, Scholar's Tome, Spellwatcher, Strike, Sundown Bell, Twin "
+        "Insight",
+    ),
+    ('name = "Strike"', 'name = "Strik"', "Strik", "unknown card 'Strik' (did you mean 'Strike'?)"),
+    (
+        '{ card = "Denial", controller = 1, target = 0 }',
+        '{ card = "Strike", controller = 1, target = 0 }',
+        'card = "Strike", controller = 1',
+        "Strike is not a Reaction: it lies above the first item, so it was played in a Closed "
+        "state, where only Reaction cards may be played (RB 309.1.a)",
+    ),
+    (
+        '{ card = "Denial", controller = 1, target = 0 }',
+        '{ card = "Denial", target = 0 }',
+        'card = "Denial"',
+        "an item on the chain names its controller (controller = 0..1): the player who played "
+        "it and makes its choices",
+    ),
+    (
+        '{ card = "Strike", controller = 0, target = 0 }',
+        '{ card = "Strike", controller = 0, target = 0, finalized = false }',
+        'card = "Denial"',
+        "Denial is finalized above a pending item: pending items are finalized oldest first "
+        "(RB 337.1.b)",
+    ),
+    (
+        'stage = "priority"',
+        'stage = "open"',
+        "stage",
+        "an Open state (RB 307) has no chain",
+    ),
+    ('stage = "priority"', 'stage = "prio"', "stage", "unknown stage 'prio' (did you mean"),
+    (
+        'stage = "priority"',
+        'stage = "priority"\nphse = "MAIN"',
+        "phse",
+        "unknown key 'phse' (did you mean 'phase'?)",
+    ),
+    (
+        '{ card = "Strike", controller = 0, target = 0 }',
+        '{ card = "Strike", controller = 0, target = 0, n = 2 }',
+        "n = 2",
+        "Riftbound objects have no 'n'",
+    ),
+]
+
+CASES = [(BASE, *b) for b in BAD] + [(RB_BASE, *b) for b in RB_BAD]
+
+
+@pytest.mark.parametrize(
+    ("base", "old", "new", "needle", "message"),
+    CASES,
+    ids=[f"{'rb' if base is RB_BASE else 'mtg'}: {b[3][:40]}" for base, *b in CASES],
+)
 def test_bad_input_gets_file_line_and_the_valid_choices(
-    old: str, new: str, needle: str, message: str
+    base: str, old: str, new: str, needle: str, message: str
 ) -> None:
-    assert old in BASE
-    text = BASE.replace(old, new, 1)
+    assert old in base
+    text = base.replace(old, new, 1)
     err = error_of(text)
     assert err.path == "case.toml"
     assert message in str(err), str(err)
@@ -360,3 +445,12 @@ def test_a_scenario_says_its_own_bounds() -> None:
     result = invoke("check", name, "--bound", "turns=2")
     assert result.exit_code == 2
     assert "--bound cannot change scenario" in result.stderr
+
+
+def test_check_a_riftbound_file_with_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
+    case = tmp_path / "case.toml"
+    case.write_text(RB_BASE.replace("controller = 1, target", "target", 1), encoding="utf-8")
+    result = invoke("check", str(case))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "an item on the chain names its controller" in result.stderr
+    assert len(result.stderr.splitlines()) == 1

@@ -2,7 +2,9 @@
 
 A trigger that fires does nothing at once: it waits until a player would next receive priority
 (MTG 603.2, 603.3; RB 383.3, 401.2). Waiting items live in a fixed-capacity sequence; a full one
-is a declared bound (``x.within``), never a silent loss.
+is a declared bound (``x.within``), never a silent loss. They go on the stack (or chain) in turn
+order from the active (turn) player, each player ordering their own (MTG 603.3b, RB 383.3.d):
+:func:`take` is that choice, for both games.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from typing import Any
 
 from turnproof.model.kit.players import turn_order_rank
 from turnproof.model.schema import Seq, Term
+
+#: The orders :func:`take` knows: the rules' (turn order from the active player) and the wrong
+#: one the mutants use (the other players' triggers first).
+ORDERS = ("turn-order", "others-first")
 
 
 def fire(x: Any, waiting: Seq, cond: Term, item: Any, bound: str = "waiting") -> Seq:
@@ -35,6 +41,23 @@ def first_in_turn_order(x: Any, waiting: Seq, first: Term, players: int) -> Term
 def goes_first(x: Any, waiting: Seq, i: int, first: Term, players: int) -> Term:
     """Item ``i`` of ``waiting`` belongs to the player whose waiting items go next."""
     return x.seq_get(waiting, i).ctrl == first_in_turn_order(x, waiting, first, players)
+
+
+def take(x: Any, waiting: Seq, i: int, first: Term, players: int, order: str = "turn-order") -> Any:
+    """Waiting item ``i``, which its controller chooses to put on the stack or chain next: it
+    must belong to the first player in turn order from ``first`` who has one waiting (each
+    player orders their own). ``order="others-first"`` is the wrong order a mutant uses: the
+    other players' items before ``first``'s."""
+    x.require(i < waiting.length)
+    item = x.seq_get(waiting, i)
+    if order == "turn-order":
+        x.require(goes_first(x, waiting, i, first, players))
+    elif order == "others-first":
+        others = x.seq_any(waiting, lambda it: it.ctrl != first)
+        x.require(x.If(others, item.ctrl != first, item.ctrl == first))
+    else:
+        raise ValueError(f"unknown order {order!r}; orders are {', '.join(ORDERS)}")
+    return item
 
 
 def all_ranked_after(x: Any, waiting: Seq, rank_of: Callable[[Any], Term], rank: Term) -> Term:

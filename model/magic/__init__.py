@@ -7,10 +7,7 @@ with the default cards (:data:`DEFAULT_CARDS`). Read ``core.py``'s docstring fir
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import cache
-
-from turnproof.model.magic import core
+from turnproof.model.magic import core, start
 from turnproof.model.magic.cards import LIBRARY
 from turnproof.model.magic.core import (
     COMBAT_STEPS,
@@ -23,7 +20,7 @@ from turnproof.model.magic.core import (
 )
 from turnproof.model.magic.mutants import MUTANTS, VARIANTS
 from turnproof.model.magic.properties import FOR_ALL, PROPERTIES
-from turnproof.model.packs import Card, Core, compose, find_card
+from turnproof.model.packs import Composer, Core
 from turnproof.model.rules import Alias, RuleSet
 
 ALIASES = (
@@ -48,21 +45,14 @@ SECTIONS = (
     ("MTG 724", "Ending Turns and Phases"),
 )
 
-CORE = Core(
+CORE = Core.of(
+    core,
     name="magic",
     game="MTG",
     version=CR_VERSION,
     description="Magic: The Gathering turn structure: steps, priority, the stack, triggers, "
     "cleanup and its repetition, ending the turn and the combat phase, durations",
     state_name="MtgState",
-    fields=core.FIELDS,
-    kinds=core.KINDS,
-    hooks=core.HOOKS,
-    durations=core.DURATIONS,
-    rules=core.RULES,
-    bound_specs=core.BOUNDS,
-    terminal=core.terminal,
-    resolution=core.resolution,
     card_rules_after="cast",
     properties=PROPERTIES,
     mutants=MUTANTS,
@@ -71,9 +61,16 @@ CORE = Core(
     sections=SECTIONS,
     zones=("battlefield", "hand"),
     library=lambda: LIBRARY,
-    item=lambda ctrl, what, n: Item(ctrl, what, n, False, False),
     decided_by=core.decided_by,
     optional_rules=core.OPTIONAL_RULES,
+    start=start.START,
+    names={
+        "active": ("the active player", lambda s, x, b: core.active(s, b)),
+        "controller": (
+            "who controls the active player's turn (723), or -1 for nobody",
+            lambda s, x, b: s.ctrl_now - 1,
+        ),
+    },
 )
 
 #: The cards in the built-in rule set, and who controls each (``None``: each player has one;
@@ -93,29 +90,10 @@ DEFAULT_CARDS = (
 )
 
 
-def card(name: str, controller: int | None = None, zone: str = "") -> Card:
-    """A card of the library in play (by name or key)."""
-    pack = find_card(LIBRARY, name)
-    return Card(pack, controller, zone)
-
-
-@cache
-def _compose(cards: tuple[tuple[str, int | None], ...]) -> RuleSet:
-    return compose(CORE, [card(k, c) for k, c in cards])
-
-
-def compose_magic(cards: Iterable[Card | tuple[str, int | None] | str]) -> RuleSet:
-    """The Magic rule set with ``cards`` in play (cards, ``(name, controller)`` pairs, or names
-    for cards each player has). The same cards give the same rule set value."""
-    keyed = []
-    for c in cards:
-        if isinstance(c, Card):
-            keyed.append((c.key, c.controller))
-        elif isinstance(c, str):
-            keyed.append((find_card(LIBRARY, c).key, None))
-        else:
-            keyed.append((find_card(LIBRARY, c[0]).key, c[1]))
-    return _compose(tuple(sorted(keyed, key=lambda kc: (kc[0], -1 if kc[1] is None else kc[1]))))
+#: The Magic rule set with some cards in play (cards, ``(name, controller)`` pairs, or names
+#: for cards each player has); the same cards give the same rule set value.
+compose_magic = Composer(CORE)
+card = compose_magic.card
 
 
 MAGIC = compose_magic(DEFAULT_CARDS)

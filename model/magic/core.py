@@ -47,10 +47,14 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any, NamedTuple, Protocol
 
-from turnproof.model.kit.players import is_one_of, next_player
+from turnproof.model.kit.fields import const as _const
+from turnproof.model.kit.fields import counts, each, hands, item_record, items, per_player
+from turnproof.model.kit.players import active, is_one_of, live, next_player
+from turnproof.model.kit.stack import push
 from turnproof.model.kit.waiting import fire as fire_into
-from turnproof.model.kit.waiting import goes_first
-from turnproof.model.packs import Field, KindSpec, Pack, resolution_name
+from turnproof.model.kit.waiting import take
+from turnproof.model.packs import Field, KindSpec, Pack, hooks, resolution_name
+from turnproof.model.packs import kinds as kinds  # what the cards read, re-exported
 from turnproof.model.rules import Bounds, BoundSpec, Kind, Rule, rule
 from turnproof.model.schema import (
     ArrayDomain,
@@ -58,7 +62,6 @@ from turnproof.model.schema import (
     EnumDomain,
     IntRange,
     RecordDomain,
-    SeqDomain,
     Term,
 )
 
@@ -194,30 +197,9 @@ DURATIONS = {
 
 
 def item_domain(b: Bounds) -> RecordDomain:
-    return RecordDomain(
-        Item,
-        {
-            "ctrl": IntRange(0, b.players - 1),
-            "what": EnumDomain(b.setup.kinds),
-            "n": IntRange(0, b.hand_cap),
-            "in_proc": BoolDomain(),
-            "copy": BoolDomain(),
-        },
+    return item_record(
+        Item, b, n=IntRange(0, b.hand_cap), in_proc=BoolDomain(), copy=BoolDomain()
     )
-
-
-def per_player(d: Any) -> Any:
-    """A field domain with one entry per player."""
-    return lambda b: ArrayDomain(d, b.players)
-
-
-def each(value: Any) -> Any:
-    """The initial value ``value`` for every player."""
-    return lambda b: (value,) * b.players
-
-
-def _const(value: Any) -> Any:
-    return lambda b: value
 
 
 FIELDS = (
@@ -238,37 +220,12 @@ FIELDS = (
         "this cleanup step performed an SBA or stacked a trigger (514.3a)",
         _const(False),
     ),
-    Field(
-        "stack",
-        lambda b: SeqDomain(item_domain(b), b.stack),
-        "the stack, bottom first (405)",
-        lambda b: SeqDomain(item_domain(b), b.stack).default(),
-    ),
-    Field(
-        "pending",
-        lambda b: SeqDomain(item_domain(b), b.waiting),
-        "triggers waiting to be put on the stack (603.3)",
-        lambda b: SeqDomain(item_domain(b), b.waiting).default(),
-    ),
+    items("stack", item_domain, "stack", "the stack, bottom first (405)"),
+    items("pending", item_domain, "waiting", "triggers waiting to be put on the stack (603.3)"),
     Field("res", item_domain, "the object resolving (608)", _const(NO_ITEM)),
-    Field(
-        "hand",
-        lambda b: ArrayDomain(IntRange(0, b.hand_cap), b.players),
-        "cards in each player's hand",
-        lambda b: tuple(min(b.hand0 if p == 0 else b.hand1, b.hand_cap) for p in range(b.players)),
-    ),
-    Field(
-        "mana",
-        lambda b: ArrayDomain(IntRange(0, b.mana), b.players),
-        "unspent mana (500.4)",
-        each(0),
-    ),
-    Field(
-        "used",
-        lambda b: ArrayDomain(IntRange(0, b.actions), b.players),
-        "non-pass actions taken this turn",
-        each(0),
-    ),
+    hands("cards in each player's hand"),
+    counts("mana", "mana", "unspent mana (500.4)"),
+    counts("used", "actions", "non-pass actions taken this turn"),
     Field(
         "alive",
         per_player(BoolDomain()),
@@ -367,24 +324,6 @@ def terminal(s: MtgState, x: Any, b: Bounds) -> Term:
 
 
 # -- helpers shared by the rules and the cards ---------------------------------------------------
-
-
-def active(s: MtgState, b: Bounds) -> Term:
-    """The active player (no extra turns are modelled, so turns rotate in order)."""
-    return s.turn % b.players
-
-
-def live(s: MtgState, b: Bounds) -> Term:
-    return s.turn < b.turns
-
-
-def kinds(b: Bounds) -> Any:
-    """The object kinds of the composed rule set (``kinds(b).SUNDIAL``)."""
-    return b.setup.kinds
-
-
-def hooks(b: Bounds, name: str) -> tuple[Any, ...]:
-    return b.setup.hooks[name]
 
 
 def _stat(s: MtgState, x: Any, b: Bounds, p: Term, base: int, hook: str) -> Term:
@@ -819,19 +758,11 @@ def _stacker(s: MtgState, x: Any, b: Bounds, i: int) -> Term:
     params={"i": lambda b: range(b.waiting)},
     when={"stage": Stage.CHECK},
 )
-def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int, *, order: str = "apnap") -> Any:
-    x.require(i < s.pending.length)
+def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int, *, order: str = "turn-order") -> Any:
     x.require(x.Not(any_sba(s, x, b)))
-    item = x.seq_get(s.pending, i)
-    a = active(s, b)
-    if order == "apnap":
-        x.require(goes_first(x, s.pending, i, a, b.players))
-    else:  # the non-active players' triggers first
-        others = x.seq_any(s.pending, lambda it: it.ctrl != a)
-        x.require(x.If(others, item.ctrl != a, item.ctrl == a))
-    x.within(x.Not(x.seq_is_full(s.stack)), "stack")
+    item = take(x, s.pending, i, active(s, b), b.players, order)
     return s.replace(
-        stack=x.seq_push(s.stack, item),
+        stack=push(x, s.stack, item, "stack"),
         pending=x.seq_remove(s.pending, i),
         cl_prio=x.Or(s.cl_prio, s.step == Step.CLEANUP),
     )
@@ -989,9 +920,8 @@ def cast_spell(
     x.require(x.Not(x.get(s.silenced, p)))
     for allowed in hooks(b, "may_cast"):
         x.require(allowed(s, x, b, p=p))
-    x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, what, n, False, False)),
+        stack=push(x, s.stack, Item(p, what, n, False, False), "stack"),
         hand=x.set(s.hand, p, x.get(s.hand, p) - 1),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
@@ -1010,9 +940,8 @@ def activate(s: MtgState, x: Any, b: Bounds, what: int, n: Term = 0) -> Any:
     target ``n``: one of their actions this turn; they keep priority (117.3c)."""
     p = s.prio
     x.require(x.get(s.used, p) < b.actions)
-    x.within(x.Not(x.seq_is_full(s.stack)), "stack")
     return s.replace(
-        stack=x.seq_push(s.stack, Item(p, what, n, False, False)),
+        stack=push(x, s.stack, Item(p, what, n, False, False), "stack"),
         used=x.set(s.used, p, x.get(s.used, p) + 1),
         stage=Stage.CHECK,
         passes=0,

@@ -87,7 +87,11 @@ MUTANTS = (
     Mutant(
         "napap-order",
         "the non-active players' triggers go on the stack first",
-        (_derived("stack_trigger", "the non-active players' triggers go first", order="napap"),),
+        (
+            _derived(
+                "stack_trigger", "the non-active players' triggers go first", order="others-first"
+            ),
+        ),
         ("apnap-order",),
     ),
     Mutant(

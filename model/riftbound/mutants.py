@@ -1,0 +1,146 @@
+"""Deliberately wrong rules that the Riftbound core's properties must catch.
+
+Each mutant is derived from the rule it alters, with one changed clause (a
+:class:`~turnproof.model.rules.Derive` amendment: the rule's own body runs, so a mutant can never
+drift from the rule it mutates). The cards' own mutants live in their packs.
+"""
+
+from __future__ import annotations
+
+from turnproof.model.properties import Mutant
+from turnproof.model.riftbound.core import Stage
+from turnproof.model.rules import Remove, derive
+
+MUTANTS = (
+    Mutant(
+        "expiration-always-restarts",
+        "317.2.f misread: the expiration step starts over whether or not anything went "
+        "through FEPR in it",
+        (
+            derive(
+                "expiration_restarts",
+                "MUTANT: the expiration step starts over even when nothing went through FEPR",
+                restart="always",
+            ),
+        ),
+        ("expiration-terminates", "at-most-one-automatic-rule"),
+    ),
+    Mutant(
+        "cleanup-always-repeats",
+        "322 misread: every cleanup makes another outstanding, changed or not",
+        (derive("cleanup", "MUTANT: a cleanup always makes another outstanding", repeat="always"),),
+        ("cleanups-terminate",),
+    ),
+    Mutant(
+        "newest-pending-first",
+        "pending items are finalized newest first",
+        (derive("finalize", "MUTANT: the newest pending item is finalized first", order="newest"),),
+        ("pending-finalize-oldest-first",),
+    ),
+    Mutant(
+        "finalize-before-cleanup",
+        "HOT FEPR misread: an item is finalized while a cleanup is still outstanding",
+        (
+            derive(
+                "finalize",
+                "MUTANT: finalization does not wait for the outstanding cleanup",
+                after_tasks=False,
+            ),
+        ),
+        ("no-resolution-during-resolution-or-cleanup", "at-most-one-automatic-rule"),
+    ),
+    Mutant(
+        "cleanup-during-resolution",
+        "321 ignored: a queued cleanup runs before the resolving item has finished",
+        (
+            derive(
+                "cleanup",
+                "MUTANT: a cleanup runs while an item is still resolving",
+                when={"stage": (Stage.TASKS, Stage.RESOLVED)},
+            ),
+        ),
+        ("no-resolution-during-resolution-or-cleanup",),
+    ),
+    Mutant(
+        "units-wait-on-the-chain",
+        "337.1.c ignored: units, gear and Add abilities are finalized like spells and wait for "
+        "the passes",
+        (
+            derive(
+                "finalize",
+                "MUTANT: units, gear and Add abilities stay on the chain when finalized",
+                immediate=False,
+            ),
+        ),
+        ("immediate-items-never-wait",),
+        bounds={"actions": 1},  # one card a turn shows it; two make 164,660 states
+    ),
+    Mutant(
+        "play-triggers-on-finalize",
+        "a trigger condition reads 'play' as finalize (the meaning of Legion's check, not of "
+        "419.4): 'when you play a spell' fires as the spell is finalized",
+        (
+            derive(
+                "finalize",
+                "MUTANT: play triggers fire as a spell is finalized",
+                played_at="finalization",
+            ),
+        ),
+        ("countered-card-fires-no-play-trigger",),
+    ),
+    Mutant(
+        "focus-ignores-346-1",
+        "346.1 ignored: Focus passes even when a triggered or an Add ability opened the chain",
+        (
+            derive(
+                "becomes_open", "MUTANT: Focus always passes when a chain empties", focus="always"
+            ),
+        ),
+        ("focus-follows-346",),
+    ),
+    Mutant(
+        "priority-between-finalizations",
+        "337.1.a ignored: the newest item's controller gains priority while items are still "
+        "pending",
+        (
+            derive(
+                "gain_priority",
+                "MUTANT: priority is given before every pending item is finalized",
+                after_finalizing=False,
+            ),
+        ),
+        ("no-response-while-pending",),
+        # one card a turn and no energy show it (57,042 states); two cards make 1,079,802
+        bounds={"actions": 1, "energy": 0},
+    ),
+    Mutant(
+        "no-closed-timing",
+        "309.1.a ignored: in a Closed state any card may be played, as in an Open one",
+        (
+            derive(
+                "play", "MUTANT: a Closed state allows what an Open one does", closed_timing=False
+            ),
+        ),
+        ("play-timing",),
+        bounds={"actions": 1},  # one card a turn shows it; two make 245,980 states
+    ),
+    Mutant(
+        "triggers-join-mid-resolution",
+        "401.2 ignored: a trigger joins the chain before the item whose resolution fired it has "
+        "finished",
+        (
+            derive(
+                "stack_trigger",
+                "MUTANT: waiting triggers join the chain while an item is still resolving",
+                when={"stage": (Stage.TASKS, Stage.RESOLVED)},
+            ),
+        ),
+        ("triggers-wait-for-resolution",),
+    ),
+    Mutant(
+        "no-main-phase-end",
+        "the rule that ends the main phase is missing",
+        (Remove("end_main"),),
+        ("no-deadlock",),
+    ),
+)

@@ -1,0 +1,326 @@
+"""The properties of the Riftbound core: what the chain and the turn around it must do whatever
+the cards.
+
+Each names the rules it is about and has at least one mutant (``mutants.py``, or a card's pack)
+that breaks it. Monitors remember history from the rules that fired and the states they left,
+never from a flag that the rule under test writes itself. The properties read what an item is
+through its kind's traits (``b.setup.kinds_with``), so they cover every card in play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from turnproof.model.kit.players import is_one_of, next_player
+from turnproof.model.properties import (
+    Monitor,
+    always,
+    exclusive_automatic,
+    no_deadlock,
+    step,
+    terminates,
+)
+from turnproof.model.riftbound.core import (
+    FINALIZING,
+    IMMEDIATE,
+    Opener,
+    Phase,
+    RbState,
+    Stage,
+    closed,
+    has_pending,
+    is_any,
+    is_kind,
+    pending_index,
+)
+from turnproof.model.rules import Bounds
+from turnproof.model.schema import BoolDomain, Term
+
+#: The bounds the Riftbound claims hold for whatever their value: the number of turns, the cards
+#: a player may play a turn, the energy a pool holds, the damage marked on a permanent and the
+#: 'this turn' effects counted. The symbolic engine leaves them open, so its proofs cover every
+#: value (the explicit engine checks the value set). The other bounds shape the state itself
+#: (players, chain and waiting capacity, hand capacity, opening hands) and stay fixed.
+FOR_ALL = ("turns", "actions", "energy", "damage", "effects")
+
+
+def resolving(s: RbState, x: Any) -> Term:
+    """Something resolves: an item follows its instructions or is finishing (340)."""
+    return is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED)
+
+
+def _pending_on_top(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    """No finalized item lies above a pending one: items join the chain at the top, so
+    finalizing the oldest pending item first (337.1.b) keeps the pending ones on top."""
+    chain = s.chain
+    n = len(chain.slots)
+    return x.And(
+        *(
+            x.Not(
+                x.And(chain.length > j, x.Not(chain.slots[i].fin), chain.slots[j].fin),
+            )
+            for i in range(n)
+            for j in range(i + 1, n)
+        )
+    )
+
+
+def _two_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.seq_count(s.chain, lambda it: x.Not(it.fin)) >= 2
+
+
+def _no_resolution_in_tasks(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A resolution (340, 337.1.c) or a finalization starts only when nothing else resolves and
+    no cleanup is outstanding (320, HOT FEPR); a cleanup runs only when nothing resolves (321)."""
+    starts = x.Or(
+        x.And(t.stage == Stage.RESOLVING, s.stage != Stage.RESOLVING),
+        r.citation in FINALIZING,
+    )
+    busy = x.Or(resolving(s, x), s.tasks)
+    return x.And(
+        x.Implies(starts, x.Not(busy)),
+        x.Implies(r.citation == "RB 322", x.Not(resolving(s, x))),
+    )
+
+
+def _immediate_never_wait(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.seq_all(s.chain, lambda it: x.Not(x.And(it.fin, is_any(x, it.what, IMMEDIATE, b))))
+
+
+def _immediate_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.seq_any(s.chain, lambda it: is_any(x, it.what, IMMEDIATE, b))
+
+
+def _new(s: RbState, t: RbState, x: Any, pred: Any) -> Term:
+    """More waiting triggers satisfy ``pred`` in ``t`` than in ``s``: one fired."""
+    return x.seq_count(t.waiting, pred) > x.seq_count(s.waiting, pred)
+
+
+def _play_triggers_ok(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A play trigger fires only in the step that completes a card's act of playing (419.4: the
+    end of its resolution; for a permanent, its finalization, 383.4.a), and for the player who
+    played it: never for a countered card (425.1.b)."""
+    _, i = pending_index(x, s)
+    oldest = x.seq_get(s.chain, i)
+    finished = x.And(s.stage == Stage.RESOLVED, is_kind(x, s.res.what, "card", b))
+    at_once = x.And(r.citation == "RB 337.1.c", is_kind(x, oldest.what, "card", b))
+    who = x.If(s.stage == Stage.RESOLVED, s.res.ctrl, oldest.ctrl)
+    play_trigger = lambda it: is_kind(x, it.what, "play-trigger", b)  # noqa: E731
+    other = lambda it: x.And(play_trigger(it), it.ctrl != who)  # noqa: E731
+    return x.Implies(
+        _new(s, t, x, play_trigger),
+        x.And(x.Or(finished, at_once), x.Not(_new(s, t, x, other))),
+    )
+
+
+def _countering(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    """A spell that counters resolves while its target is still on the chain."""
+    tgt = s.res.tgt
+    there = x.Or(
+        *(
+            x.And(tgt == k + 1, s.chain.length > k, is_kind(x, s.chain.slots[k].what, "spell", b))
+            for k in range(len(s.chain.slots))
+        )
+    )
+    return x.And(s.stage == Stage.RESOLVING, is_kind(x, s.res.what, "targets-spell", b), there)
+
+
+#: A chain existed since the state was last Open (the monitor's value in a state is about the
+#: transitions before it): the first step out of a state where it holds and the chain is gone is
+#: the one that makes the state Open again (340, 346).
+HAD_CHAIN = Monitor(
+    "had_chain",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    update=lambda s, t, r, m, x, b: x.Or(closed(s, x), closed(t, x)),
+)
+
+
+def _opener_is_ability(s: RbState, t: RbState, x: Any, b: Bounds) -> Term:
+    """The item that opens a chain in the step from ``s`` (Open) to ``t`` is an ability."""
+    first = x.If(t.chain.length > 0, x.seq_get(t.chain, 0).what, x.seq_get(t.waiting, 0).what)
+    return is_any(x, first, ("trigger", "add"), b)
+
+
+OPENED_BY_ABILITY = Monitor(
+    "opened_by_ability",
+    BoolDomain(),
+    init=lambda s, x, b: False,
+    update=lambda s, t, r, m, x, b: x.If(
+        x.And(x.Not(closed(s, x)), closed(t, x)),
+        _opener_is_ability(s, t, x, b),
+        m.opened_by_ability,
+    ),
+)
+
+
+def _chain_gone(s: RbState, x: Any, m: Any) -> Term:
+    return x.And(m.had_chain, x.Not(closed(s, x)))
+
+
+def _opener_recorded(s: RbState, x: Any, m: Any) -> Term:
+    """The model's record of what opened the chain (``opener``, which 346.1 reads) is what the
+    monitors saw: set while a chain exists (priority in a Closed state means there is one) and
+    until the state is Open again (which is the next step of HOT FEPR), and an ability exactly
+    when an ability opened it."""
+    recorded = s.opener != Opener.NONE
+    return x.And(
+        x.Implies(closed(s, x), recorded),
+        x.Implies(x.Not(closed(s, x)), x.Eq(m.had_chain, recorded)),
+        x.Implies(x.And(x.Not(closed(s, x)), recorded), s.stage == Stage.TASKS),
+        x.Implies(s.stage == Stage.PRIORITY, x.Not(x.seq_is_empty(s.chain))),
+        x.Implies(recorded, x.Eq(m.opened_by_ability, s.opener == Opener.ABILITY)),
+    )
+
+
+def _focus_ok(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """In a showdown, the step after a chain empties passes Focus to the next player (346),
+    unless an ability opened that chain (346.1); otherwise only a player passing Focus (348)
+    changes who has it. The record 346.1 reads is the monitors' (stated too, which makes the
+    claim inductive)."""
+    gone = x.And(s.showdown, _chain_gone(s, x, m))
+    expected = x.If(m.opened_by_ability, s.focus, next_player(s.focus, b.players))
+    others = x.And(s.showdown, t.showdown, x.Not(_chain_gone(s, x, m)), r.citation != "RB 348")
+    return x.And(
+        _opener_recorded(s, x, m),
+        x.Implies(gone, t.focus == expected),
+        x.Implies(others, t.focus == s.focus),
+    )
+
+
+def _ability_chain_gone(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.showdown, _chain_gone(s, x, m), m.opened_by_ability)
+
+
+def _acts_with_nothing_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(_may_act(s, x, b, m), x.Not(has_pending(s, x)))
+
+
+def _may_act(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return is_one_of(x, s.stage, Stage.OPEN, Stage.PRIORITY)
+
+
+def _has_priority(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    """A player has priority in a Closed state."""
+    return s.stage == Stage.PRIORITY
+
+
+def _timing_ok(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """What a player puts on the chain by their own choice fits the state: in a Closed state a
+    Reaction (309.1.a), in a Showdown an Action or a Reaction (308.1.a)."""
+    added = x.And(_may_act(s, x, b, m), t.chain.length > s.chain.length)
+    what = x.seq_top(t.chain).what
+    reaction = is_kind(x, what, "reaction", b)
+    fast = x.Or(reaction, is_kind(x, what, "action", b))
+    return x.Implies(
+        added,
+        x.And(x.Implies(s.stage == Stage.PRIORITY, reaction), x.Implies(s.showdown, fast)),
+    )
+
+
+def _triggers(chain: Any, x: Any, b: Bounds) -> Term:
+    return x.seq_count(chain, lambda it: is_kind(x, it.what, "trigger", b))
+
+
+def _waits(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Implies(resolving(s, x), _triggers(t.chain, x, b) <= _triggers(s.chain, x, b))
+
+
+def _fired_while_resolving(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.stage == Stage.RESOLVED, x.Not(x.seq_is_empty(s.waiting)))
+
+
+PROPERTIES = (
+    terminates(
+        "expiration-terminates",
+        "the expiration step ends: it starts over only after items went through FEPR in it "
+        "(317.2.f), and with no card that keeps adding to the chain it does not start over "
+        "forever: no cycle among its states",
+        lambda s, x, b, m: s.phase == Phase.EXPIRATION,
+        citations=("RB 317.2", "RB 317.2.f", "RB 322"),
+        for_all=FOR_ALL,
+    ),
+    terminates(
+        "cleanups-terminate",
+        "cleanups repeat only until one changes nothing (322): no cycle among the states where "
+        "a cleanup is outstanding",
+        lambda s, x, b, m: s.tasks,
+        citations=("RB 319", "RB 322", "RB 323"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "pending-finalize-oldest-first",
+        "pending items are finalized oldest first (337.1.b): as items join the chain at the top, "
+        "no finalized item ever lies above a pending one",
+        _pending_on_top,
+        antecedent=_two_pending,
+        citations=("RB 337.1.b", "RB 329"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "no-resolution-during-resolution-or-cleanup",
+        "nothing resolves or is finalized while something else resolves or a cleanup is "
+        "outstanding (320, HOT FEPR), and no cleanup runs while something resolves (321)",
+        _no_resolution_in_tasks,
+        citations=("RB 320", "RB 321", "RB 334", "RB 335"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "immediate-items-never-wait",
+        "units, gear and Add abilities never wait on the chain: they resolve the moment they "
+        "are finalized (337.1.c, 400.2)",
+        _immediate_never_wait,
+        antecedent=_immediate_pending,
+        citations=("RB 337.1.c", "RB 400.2"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "countered-card-fires-no-play-trigger",
+        "a play trigger fires only when a card's act of playing completes (419.4), for the "
+        "player who played it: a countered card was not played and fires none (425.1.b)",
+        _play_triggers_ok,
+        antecedent=_countering,
+        citations=("RB 419.4", "RB 419.4.b", "RB 425.1.b", "RB 383.4.a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "focus-follows-346",
+        "in a showdown, Focus passes to the next player when a chain empties (346), except when "
+        "a triggered or an Add ability opened it (346.1), as the rules' record of the chain's "
+        "opener says; otherwise only passing Focus moves it",
+        _focus_ok,
+        antecedent=_ability_chain_gone,
+        monitors=(HAD_CHAIN, OPENED_BY_ABILITY),
+        citations=("RB 346", "RB 346.1", "RB 348"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "no-response-while-pending",
+        "nobody acts in the middle of another player's choices and payment: a player has "
+        "priority (or may act in an Open state) only when no item is pending (337, 337.1.a)",
+        _acts_with_nothing_pending,
+        antecedent=_has_priority,
+        citations=("RB 337", "RB 337.1.a", "RB 338"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "play-timing",
+        "in a Closed state only Reaction cards and abilities are played (309.1.a); in a "
+        "Showdown only Action and Reaction ones (308.1.a)",
+        _timing_ok,
+        antecedent=_has_priority,
+        citations=("RB 308.1.a", "RB 309.1.a", "RB 310.1.a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "triggers-wait-for-resolution",
+        "a trigger that fires while an item resolves joins the chain only after that item has "
+        "finished resolving (401.2, 354.3)",
+        _waits,
+        antecedent=_fired_while_resolving,
+        citations=("RB 401.2", "RB 354.3"),
+        for_all=FOR_ALL,
+    ),
+    no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),
+    exclusive_automatic(citations=("RB 334", "RB 335", "RB 322"), for_all=FOR_ALL),
+)
