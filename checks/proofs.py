@@ -29,6 +29,7 @@ reported as such, with the depth it reached.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -560,11 +561,37 @@ def check_property(
     open (see :class:`~turnproof.checks.symbolic.Encoding`). ``guide``: the rule instances of a
     trace another engine found, checked against the transition formula when this engine's own
     search finds no trace."""
+    given = enc is not None
     enc = enc or Encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
-    r = _check(model, prop, enc, timeout_s, max_depth, antecedent_reached, tuple(guide))
+    fixed = None
+    if not given and not open_bounds and enc.open_bounds and prop.kind in ("always", "step"):
+        candidate = Encoding(model, prop.monitors, ())
+        if small_exploration(candidate) is not None:
+            fixed = candidate
+    first_s = min(timeout_s, OPEN_BOUNDS_SHARE_S) if fixed is not None else timeout_s
+    started = time.monotonic()
+    r = _check(model, prop, enc, first_s, max_depth, antecedent_reached, tuple(guide))
     if r.verdict is Verdict.PROVED:
         r.for_all = for_all(enc)
+    elif r.verdict is Verdict.UNKNOWN and fixed is not None:
+        # A small model: what could not be proved for every value of the property's own open
+        # bounds (none the caller asked for) is decided at the model's own values, with its
+        # reachable set, and the certificate says so.
+        left = max(timeout_s - (time.monotonic() - started), 1.0)
+        at_values = _check(model, prop, fixed, left, max_depth, antecedent_reached, tuple(guide))
+        if at_values.verdict is not Verdict.UNKNOWN:
+            if at_values.certificate is not None:
+                at_values.certificate["open bounds"] = (
+                    f"not proved for every value of {', '.join(enc.open_bounds)} "
+                    f"({r.reason}); proved at the model's values"
+                )
+            return at_values
     return r
+
+
+#: When a small model can fall back on its reachable set, the seconds given first to a proof
+#: for every value of the open bounds.
+OPEN_BOUNDS_SHARE_S = 15.0
 
 
 def _check(
