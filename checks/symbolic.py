@@ -267,7 +267,7 @@ class SymbolicOps:
     def get(self, arr: Sequence[Any], index: Term) -> Any:
         i = const_value(index)
         if i is not None:
-            return arr[i]
+            return arr[i] if 0 <= i < len(arr) else arr[-1]
         # The last entry is the fallback, so an index the guards rule out costs no extra case.
         out = arr[-1]
         for k in range(len(arr) - 2, -1, -1):
@@ -278,7 +278,8 @@ class SymbolicOps:
         i = const_value(index)
         if i is not None:
             out = list(arr)
-            out[i] = value
+            if 0 <= i < len(out):
+                out[i] = value
             return tuple(out)
         return tuple(self._ite(index == k, value, item) for k, item in enumerate(arr))
 

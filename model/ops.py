@@ -148,12 +148,18 @@ class ConcreteOps:
         return sum(1 for c in conds if c)
 
     # -- arrays ---------------------------------------------------------------------------
+    # An index outside the array (which only a state no rule reaches can hold, such as one the
+    # invariant inference proposes) reads the last entry and writes nothing, as the symbolic
+    # operations do, so that both engines give every well-formed state the same successors.
     def get(self, arr: Sequence[Any], index: Term) -> Any:
-        return arr[index]
+        if 0 <= index < len(arr):
+            return arr[index]
+        return arr[-1]
 
     def set(self, arr: Sequence[Any], index: Term, value: Any) -> tuple[Any, ...]:
         out = list(arr)
-        out[index] = value
+        if 0 <= index < len(out):
+            out[index] = value
         return tuple(out)
 
     # -- sequences: slots at or beyond the length always hold the all-zero empty slot -----
