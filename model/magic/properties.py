@@ -242,8 +242,8 @@ def _control_effects(r: Any, s: MtgState, x: Any, b: Bounds) -> tuple[tuple[Any,
 
 def _made(p: int) -> Monitor:
     """Who the last control effect created for player ``p``'s next turn names (q + 1; 0:
-    none), from the resolutions of the objects that create them; it is used up when ``p``'s
-    turn actually begins."""
+    none), from the resolutions of the objects that create them (and, at the start, the effect
+    waiting there); it is used up when ``p``'s turn actually begins."""
 
     def update(s: MtgState, t: MtgState, r: Any, m: Any, x: Any, b: Bounds) -> Term:
         now = getattr(m, f"made_{p}")
@@ -256,7 +256,11 @@ def _made(p: int) -> Monitor:
             return now
         return x.If(x.And(t.turn != s.turn, active(t, b) == p), 0, now)
 
-    return Monitor(f"made_{p}", IntRange(0, MAX_PLAYERS), lambda s, x, b: 0, update)
+    def init(s: MtgState, x: Any, b: Bounds) -> Term:
+        # An effect waiting in the start state (a scenario's) was created before it.
+        return x.get(s.ctrl_next, p) if p < b.players else 0
+
+    return Monitor(f"made_{p}", IntRange(0, MAX_PLAYERS), init, update)
 
 
 MADE = tuple(_made(p) for p in range(MAX_PLAYERS))

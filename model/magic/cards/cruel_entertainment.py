@@ -44,12 +44,15 @@ def cast_cruel_entertainment(s: Any, x: Any, b: Any, pair: int, *, me: Any) -> A
     return cast_spell(s, x, b, kinds(b).CRUEL, pair)
 
 
-def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+def _resolve(s: Any, x: Any, b: Any, *, me: Any, latest: bool = True) -> Any:
     """each target player will control the other during the other's next turn (723.1)"""
     t = s
     for i, (p, q) in enumerate(pairs(b.players)):
         chosen = s.res.n == i
-        t = x.If(chosen, control_next_turn(control_next_turn(t, x, b, q, p), x, b, p, q), t)
+        both = control_next_turn(
+            control_next_turn(t, x, b, q, p, latest=latest), x, b, p, q, latest=latest
+        )
+        t = x.If(chosen, both, t)
     return t
 
 

@@ -87,6 +87,11 @@ CARD = Pack(
                     "MUTANT: Mindslaver's effect leaves an effect already waiting in place",
                     (("latest", False),),
                 ),
+                Derive(
+                    "resolve_cruel",
+                    "MUTANT: Cruel Entertainment's effects leave effects already waiting in place",
+                    (("latest", False),),
+                ),
             ),
             ("last-control-effect-wins",),
             bounds={"actions": 2},
