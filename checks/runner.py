@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -85,20 +86,40 @@ def engines_for(choice: str) -> tuple[str, ...]:
 # -- choosing what to check -------------------------------------------------------------------
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def parse_bound(text: str, valid: Sequence[str] = ()) -> tuple[str, int]:
-    """``"turns=3"`` → ``("turns", 3)``; anything else is a :class:`BoundsError`."""
+    """``"turns=3"`` → ``("turns", 3)``; anything else is a :class:`BoundsError`. The value is
+    ASCII digits only: no sign, no spaces, no ``_`` and no other script's digits, which
+    ``int()`` would all accept (``1_0`` is 10 to it, ``١`` is 1)."""
     name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
     hint = f"; bounds are {choices_text(valid)}" if valid else ""
     if not sep or not name:
         raise BoundsError(f"malformed bound {text!r}: expected NAME=INT{hint}")
-    try:
-        number = int(value, 10)
-    except ValueError:
+    if name != name.strip():
+        raise BoundsError(f"malformed bound {text!r}: no spaces around the name {name.strip()!r}")
+    if not _DIGITS.fullmatch(value):
         raise BoundsError(
-            f"malformed bound {text!r}: {value!r} is not a whole number (expected NAME=INT)"
-        ) from None
-    return name, number
+            f"malformed bound {text!r}: {value!r} is not a whole number written in the digits "
+            "0-9 (expected NAME=INT)"
+        )
+    return name, int(value)
+
+
+def parse_bounds(texts: Sequence[str], valid: Sequence[str] = ()) -> dict[str, int]:
+    """Every ``--bound NAME=VALUE`` as a mapping; a bound given twice is a :class:`BoundsError`
+    (rather than the last one silently winning)."""
+    bounds: dict[str, int] = {}
+    for text in texts:
+        name, value = parse_bound(text, valid)
+        if name in bounds:
+            raise BoundsError(
+                f"bound {name} is given twice ({name}={bounds[name]} and {name}={value}): "
+                "give it once"
+            )
+        bounds[name] = value
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -128,6 +149,7 @@ class Selection:
 def selection_of(built: Built) -> Selection:
     """The selection a built scenario makes."""
     sc = built.scenario
+    built.model.initial_states()  # bounds that contradict each other fail now, before any work
     return Selection(built.model, built.properties, sc.variant, built.mutant, sc, built)
 
 

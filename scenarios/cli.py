@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sys
 import time
@@ -36,7 +37,7 @@ from turnproof.checks.runner import (
     engines_for,
     is_symbolic_available,
     load_symbolic,
-    parse_bound,
+    parse_bounds,
     run_selection,
     select,
     selection_of,
@@ -155,7 +156,7 @@ def _selection(
             raise ScenarioError(target.origin or target.name, None, exc.message) from None
         return selection_of(built), target
     valid_bounds = [s.name for s in target.bound_specs]
-    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    bounds = parse_bounds(bound_texts, valid_bounds)
     selection = select(
         target, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
     )
@@ -286,13 +287,34 @@ def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class Seconds(click.ParamType):
+    """A finite, positive number of seconds: ``nan``, ``inf`` and ``1e999`` (which ``float``
+    reads as infinity) are refused, as are zero and negative numbers."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} is not a finite, positive number of seconds", param, ctx)
+        return number
+
+
 def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     """--max-states and --max-seconds, shared by the commands that explore."""
 
     def apply(fn: F) -> F:
         fn = click.option(
             "--max-seconds",
-            type=click.FloatRange(min=0, min_open=True),
+            type=Seconds(),
             default=None,
             metavar="S",
             help=seconds_help,
@@ -648,7 +670,7 @@ def consistency_command(
     """
     rs = _ruleset(ruleset)
     valid_bounds = [s.name for s in rs.bound_specs]
-    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    bounds = parse_bounds(bound_texts, valid_bounds)
     selection = select(rs, bounds=bounds, variant=variant, mutant=mutant)
     engines, _ = _choose_engines(engine)
     model = selection.model

@@ -264,6 +264,6 @@ def test_disagreement_is_a_failing_result(
 
 
 def test_parse_bound() -> None:
-    assert runner.parse_bound(" turns = 4 ") == ("turns", 4)
+    assert runner.parse_bound("turns=4") == ("turns", 4)
     with pytest.raises(runner.BoundsError, match="bounds are a, b"):
         runner.parse_bound("=4", ["b", "a"])

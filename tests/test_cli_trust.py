@@ -1,0 +1,98 @@
+"""A command line a CI job can trust (issue 12, item 8): every bad input is one precise line,
+exit code 2 and nothing written; what ``--help`` promises is shown; the JSON is stable.
+
+Each test runs the command line through its main function (click's runner) or, where the
+process itself matters (signals, hash seeds), as a subprocess.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from turnproof.checks import runner
+from turnproof.model.errors import BoundsError
+from turnproof.scenarios import cli
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli.cli, list(args))
+
+
+def assert_bad_input(result: Result, message: str, out: Path | None = None) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("turnproof: error: "), result.stderr
+    assert message in lines[0], lines[0]
+    assert "Traceback" not in result.output
+    if out is not None:
+        assert not out.exists(), "nothing is written on bad input"
+
+
+# -- input validation ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["1_0", "١", "１", "+1", " 1 ", "-1", "1.0", "", "0x1"])
+def test_bound_values_are_ascii_digits_only(tmp_path: Path, value: str) -> None:
+    out = tmp_path / "reports"
+    result = invoke("check", "bench", "--bound", f"turns={value}", "--out", str(out))
+    assert_bad_input(result, f"malformed bound 'turns={value}'", out)
+    assert "digits 0-9" in result.stderr
+
+
+def test_parse_bound_accepts_plain_digits_only() -> None:
+    assert runner.parse_bound("turns=10") == ("turns", 10)
+    assert runner.parse_bound("turns=007") == ("turns", 7)
+    for text in ("turns=1_0", "turns=١", " turns=1", "turns =1"):
+        with pytest.raises(BoundsError):
+            runner.parse_bound(text)
+
+
+def test_empty_target_is_an_error(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    assert_bad_input(invoke("check", "", "--out", str(out)), "an empty name", out)
+
+
+def test_repeated_bound_is_an_error(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    result = invoke("check", "bench", "--bound", "turns=1", "--bound", "turns=2", "--out", str(out))
+    assert_bad_input(result, "bound turns is given twice (turns=1 and turns=2)", out)
+
+
+def test_conflicting_bounds_are_an_error_not_a_clamp(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    result = invoke(
+        "check", "magic", "--engine", "explicit", "--bound", "hand_cap=1", "--bound", "hand0=8",
+        "--out", str(out),
+    )  # fmt: skip
+    assert_bad_input(result, "bound hand0=8 does not fit in hand_cap=1", out)
+    # hand1 keeps its default of 7, which does not fit either
+    result = invoke(
+        "check", "magic", "--engine", "explicit", "--bound", "hand_cap=1", "--bound", "hand0=1"
+    )
+    assert_bad_input(result, "bound hand1=7 does not fit in hand_cap=1")
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-inf", "1e999", "0", "-1", "soon"])
+def test_max_seconds_is_finite_and_positive(tmp_path: Path, seconds: str) -> None:
+    out = tmp_path / "reports"
+    result = invoke("check", "bench", "--max-seconds", seconds, "--out", str(out))
+    assert_bad_input(result, f"Invalid value for '--max-seconds': '{seconds}'", out)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "bench", "--property", "no-dedlock"], "did you mean 'no-deadlock'?"),
+        (["check", "magix"], "did you mean 'magic'?"),
+        (["rules", "benhc"], "did you mean 'bench'?"),
+        (["check", "magic", "--mutant", "napap-ordr"], "did you mean 'napap-order'?"),
+        (["check", "magic", "--variant", "no-second-clean"], "did you mean 'no-second-cleanup'?"),
+        (["check", "bench", "--bound", "turnz=1"], "did you mean 'turns'?"),
+        (["chek"], "Did you mean 'check'?"),
+    ],
+)
+def test_unknown_names_say_did_you_mean(args: list[str], message: str) -> None:
+    assert_bad_input(invoke(*args), message)
