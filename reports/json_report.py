@@ -193,7 +193,7 @@ def ruleset_json(ruleset: RuleSet, rules: list[Rule] | None = None) -> dict[str,
 def render_rules_json(
     ruleset: RuleSet, rules: list[Rule] | None = None, cited: Mapping[str, str] | None = None
 ) -> str:
-    doc = ruleset_json(ruleset, rules)
+    doc = {"schema_version": SCHEMA_VERSION, "command": "rules", **ruleset_json(ruleset, rules)}
     if cited is not None:
         doc["cited"] = dict(cited)
     return dumps(doc)
@@ -202,6 +202,8 @@ def render_rules_json(
 def render_properties_json(ruleset: RuleSet) -> str:
     return dumps(
         {
+            "schema_version": SCHEMA_VERSION,
+            "command": "properties",
             "ruleset": {"name": ruleset.name, "version": ruleset.version},
             "properties": [
                 {
@@ -221,10 +223,28 @@ def render_properties_json(ruleset: RuleSet) -> str:
 
 def render_rulesets_json(rulesets: Mapping[str, RuleSet]) -> str:
     return dumps(
-        [
-            {"name": r.name, "game": r.game, "version": r.version, "description": r.description}
-            for r in rulesets.values()
-        ]
+        {
+            "schema_version": SCHEMA_VERSION,
+            "command": "rulesets",
+            "rulesets": [
+                {"name": r.name, "game": r.game, "version": r.version, "description": r.description}
+                for r in rulesets.values()
+            ],
+        }
+    )
+
+
+def render_bounds_json(ruleset: RuleSet) -> str:
+    from turnproof.reports.text import bound_rows, variant_rows
+
+    return dumps(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "command": "bounds",
+            "ruleset": {"name": ruleset.name, "version": ruleset.version},
+            "bounds": bound_rows(ruleset),
+            "variants": variant_rows(ruleset),
+        }
     )
 
 
@@ -233,7 +253,7 @@ def render_cards_json(ruleset: RuleSet, library: Mapping[str, Any]) -> str:
 
     return dumps(
         {
-            "schema_version": 1,
+            "schema_version": SCHEMA_VERSION,
             "command": "cards",
             "ruleset": ruleset.name,
             "cards": card_rows(ruleset, library),

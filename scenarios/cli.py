@@ -74,6 +74,11 @@ class TurnproofGroup(click.Group):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        if not argv:  # bare `turnproof`: a short usage and the commands, not an error
+            click.echo(self.short_usage(), nl=False)
+            if not standalone_mode:
+                return 0
+            sys.exit(0)
         try:
             rv = super().main(
                 args=argv,
@@ -99,6 +104,20 @@ class TurnproofGroup(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+    def short_usage(self) -> str:
+        """What bare ``turnproof`` prints: the usage line, each command with its one-line
+        help, and where to read more."""
+        width = max(len(n) for n in self.commands)
+        lines = [f"Usage: {PROG} COMMAND [ARGS]...", "", "Commands:"]
+        for name in sorted(self.commands):
+            lines.append(f"  {name:<{width}}  {self.commands[name].get_short_help_str(70)}")
+        lines += [
+            "",
+            f"`{PROG} COMMAND --help` explains a command; `{PROG} --help` the whole tool; "
+            f"`{PROG} --version` says which version this is.",
+        ]
+        return "\n".join(lines) + "\n"
 
 
 def _argv() -> tuple[str, ...]:
@@ -181,6 +200,7 @@ def _ruleset(name: str | None) -> RuleSet:
     cls=TurnproofGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
+@click.version_option(package_name="turnproof", prog_name=PROG, message="%(prog)s %(version)s")
 def cli() -> None:
     """Formal verification of card-game turn-structure rules.
 
@@ -194,6 +214,7 @@ def cli() -> None:
       turnproof check bench
       turnproof check bench --property no-deadlock --bound turns=2
       turnproof rules magic --cite 716.1a
+      turnproof bounds magic
     """
 
 
@@ -337,7 +358,7 @@ def _bound_option(fn: F) -> F:
         "bound_texts",
         multiple=True,
         metavar="NAME=VALUE",
-        help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
+        help="Set a bound, e.g. --bound turns=2 (repeatable). `turnproof bounds` lists them with their defaults and ranges.",
     )(fn)
 
 
@@ -700,7 +721,8 @@ def consistency_command(
     code = 1 if violated else 3 if (findings or not complete) else 0
     if fmt == "json":
         doc = {
-            "schema_version": 1,
+            "schema_version": json_report.SCHEMA_VERSION,
+            "command": "consistency",
             "ruleset": {**model.describe(), **selection.labels()},
             "bounds": dict(model.bounds),
             "engines": list(engines),
@@ -725,6 +747,12 @@ def consistency_command(
 
 
 # -- listings ---------------------------------------------------------------------------------
+
+
+def _show(fmt: str, as_json: Callable[[], str], as_text: Callable[[], str]) -> int:
+    """Print a listing in the format asked for; a listing always exits 0."""
+    click.echo(as_json() if fmt == "json" else as_text(), nl=False)
+    return 0
 
 
 @cli.command("rules")
@@ -789,11 +817,9 @@ def properties_command(ruleset: str | None, fmt: str) -> int:
       turnproof properties bench --format json
     """
     rs = _ruleset(ruleset)
-    if fmt == "json":
-        click.echo(json_report.render_properties_json(rs), nl=False)
-    else:
-        click.echo(text.render_properties(rs), nl=False)
-    return 0
+    return _show(
+        fmt, lambda: json_report.render_properties_json(rs), lambda: text.render_properties(rs)
+    )
 
 
 @cli.command("scenarios")
@@ -812,7 +838,7 @@ def scenarios_command(fmt: str) -> int:
     found = loader.shipped()
     if fmt == "json":
         doc = {
-            "schema_version": 1,
+            "schema_version": json_report.SCHEMA_VERSION,
             "command": "scenarios",
             "scenarios": [{"name": s.name, "title": s.title, "file": str(s.path)} for s in found],
         }
@@ -843,11 +869,30 @@ def cards_command(ruleset: str | None, fmt: str) -> int:
     if rs.setup is None:
         raise TurnproofError(f"rule set {rs.name} has no card library")
     library = rs.setup.core.library()
-    if fmt == "json":
-        click.echo(json_report.render_cards_json(rs, library), nl=False)
-    else:
-        click.echo(text.render_cards(rs, library), nl=False)
-    return 0
+    return _show(
+        fmt,
+        lambda: json_report.render_cards_json(rs, library),
+        lambda: text.render_cards(rs, library),
+    )
+
+
+@cli.command("bounds")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def bounds_command(ruleset: str | None, fmt: str) -> int:
+    """List the bounds of a rule set, each with its default, its range and what it bounds,
+    and the rule set's variants with what each changes.
+
+    Set a bound with `--bound NAME=VALUE`, choose a variant with `--variant NAME`
+    (`turnproof check`, `explore`, `consistency`).
+
+    \b
+    Examples:
+      turnproof bounds magic
+      turnproof bounds bench --format json
+    """
+    rs = _ruleset(ruleset)
+    return _show(fmt, lambda: json_report.render_bounds_json(rs), lambda: text.render_bounds(rs))
 
 
 @cli.command("rulesets")
@@ -861,11 +906,9 @@ def rulesets_command(fmt: str) -> int:
       turnproof rulesets --format json
     """
     sets = builtin_rulesets()
-    if fmt == "json":
-        click.echo(json_report.render_rulesets_json(sets), nl=False)
-    else:
-        click.echo(text.render_rulesets(sets), nl=False)
-    return 0
+    return _show(
+        fmt, lambda: json_report.render_rulesets_json(sets), lambda: text.render_rulesets(sets)
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:

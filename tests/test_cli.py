@@ -199,7 +199,7 @@ def test_rulesets_lists_bench() -> None:
     assert result.exit_code == 0
     assert re.search(r"^bench\s+MTG\s+turn-loop benchmark", result.stdout, re.M)
     doc = json.loads(invoke("rulesets", "--format", "json").stdout)
-    assert {"name", "game", "version", "description"} <= set(doc[0])
+    assert {"name", "game", "version", "description"} <= set(doc["rulesets"][0])
 
 
 @pytest.mark.parametrize("command", ["check", "rules", "properties", "rulesets"])

@@ -7,12 +7,15 @@ process itself matters (signals, hash seeds), as a subprocess.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 from turnproof.checks import runner
 from turnproof.model.errors import BoundsError
+from turnproof.reports import json_report
 from turnproof.scenarios import cli
 
 
@@ -96,3 +99,61 @@ def test_max_seconds_is_finite_and_positive(tmp_path: Path, seconds: str) -> Non
 )
 def test_unknown_names_say_did_you_mean(args: list[str], message: str) -> None:
     assert_bad_input(invoke(*args), message)
+
+
+# -- what the tool says about itself -------------------------------------------------------------
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    result = invoke("--version")
+    assert result.exit_code == 0
+    assert result.stdout == f"turnproof {version('turnproof')}\n"
+
+
+def test_bare_turnproof_prints_a_short_usage_and_the_commands() -> None:
+    result = invoke()
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert result.stdout.startswith("Usage: turnproof COMMAND [ARGS]...\n")
+    for name in cli.cli.commands:
+        assert f"\n  {name} " in result.stdout
+    assert "error" not in result.stdout
+    assert "--max-states" not in result.stdout, "not the whole help"
+    assert len(result.stdout.splitlines()) < 20
+
+
+def test_bounds_lists_defaults_ranges_and_variants() -> None:
+    result = invoke("bounds", "magic")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^hand_cap +10 +1\.\.16 +the most cards a hand can hold", result.stdout, re.M)
+    assert "variants of rule set magic" in result.stdout
+    assert "no-second-cleanup: replaces pass_end_step" in result.stdout
+    doc = json.loads(invoke("bounds", "bench", "--format", "json").stdout)
+    assert doc["command"] == "bounds" and doc["schema_version"] == json_report.SCHEMA_VERSION
+    assert {"name": "turns", "default": 3, "min": 1, "max": 1000}.items() <= doc["bounds"][
+        0
+    ].items()
+    assert doc["variants"] == []
+    assert "`turnproof bounds`" in invoke("check", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rules", "bench", "--format", "json"],
+        ["rules", "bench", "--cite", "117", "--format", "json"],
+        ["properties", "bench", "--format", "json"],
+        ["rulesets", "--format", "json"],
+        ["bounds", "bench", "--format", "json"],
+        ["scenarios", "--format", "json"],
+        ["cards", "magic", "--format", "json"],
+    ],
+)
+def test_listing_json_says_its_schema_version_and_command(args: list[str]) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == json_report.SCHEMA_VERSION
+    assert doc["command"] == args[0]
