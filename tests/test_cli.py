@@ -23,6 +23,7 @@ from turnproof.checks.explicit import check_properties as explicit_check
 from turnproof.checks.results import PropertyResult, Verdict
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model
+from turnproof.reports import json_report
 from turnproof.scenarios import cli
 
 Golden = Callable[[str, str], None]
@@ -70,7 +71,7 @@ def test_tiny_json_golden(with_tiny: None, golden: Golden) -> None:
 def test_json_shape() -> None:
     result = invoke("check", "bench", "--engine", "explicit", "--format", "json")
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == json_report.SCHEMA_VERSION
     assert {"name", "version", "content_hash"} <= set(doc["ruleset"])
     assert doc["bounds"] == {"turns": 3, "cap": 3, "budget": 2, "cmax": 2}
     assert doc["properties"], "every property has a result"

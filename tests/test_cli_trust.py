@@ -8,9 +8,14 @@ process itself matters (signals, hash seeds), as a subprocess.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 from turnproof.checks import runner
@@ -157,3 +162,67 @@ def test_listing_json_says_its_schema_version_and_command(args: list[str]) -> No
     doc = json.loads(result.stdout)
     assert doc["schema_version"] == json_report.SCHEMA_VERSION
     assert doc["command"] == args[0]
+
+
+# -- the JSON: a published schema, null for "not counted", the same bytes under any seed ---------
+
+SMALL_BENCH = (
+    "check", "bench", "--engine", "both", "--bound", "turns=1", "--bound", "cap=1",
+    "--bound", "budget=0", "--bound", "cmax=0", "--format", "json", "--no-progress",
+)  # fmt: skip
+
+
+def validate(doc: Any) -> None:
+    schema = json.loads(json_report.SCHEMA_FILE.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(doc)
+
+
+def test_the_schema_ships_with_the_package() -> None:
+    from importlib.resources import files
+
+    shipped = files("turnproof.reports") / "schema" / "results.schema.json"
+    assert json.loads(shipped.read_text(encoding="utf-8"))["properties"]["schema_version"] == {
+        "const": json_report.SCHEMA_VERSION
+    }
+
+
+def test_golden_and_explicit_reports_fit_the_schema() -> None:
+    golden = Path(__file__).parent / "golden" / "check_tiny.json"
+    validate(json.loads(golden.read_text(encoding="utf-8")))
+    result = invoke("check", "bench", "--engine", "explicit", "--format", "json")
+    validate(json.loads(result.stdout))
+    bad = json.loads(result.stdout)
+    bad["properties"][0]["states"] = None  # the explicit engine always counts
+    with pytest.raises(jsonschema.ValidationError):
+        validate(bad)
+
+
+def run_json(*args: str, seed: str = "0", env: dict[str, str] | None = None) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-m", "turnproof.scenarios", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": seed, **(env or {})},
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def masked(text: str) -> str:
+    """The JSON with every time masked: the only values that may vary between runs."""
+    return re.sub(r'"seconds": [0-9.e+-]+', '"seconds": 0', text)
+
+
+def test_symbolic_results_fit_the_schema_with_null_states_and_same_bytes_under_two_seeds() -> None:
+    runs = [run_json(*SMALL_BENCH, seed=seed) for seed in ("0", "12345")]
+    for done in runs:
+        assert done.returncode == 1, done.stderr  # bench's cleanup loop fails by design
+    doc = json.loads(runs[0].stdout)
+    validate(doc)
+    symbolic = [p for p in doc["properties"] if p["engine"] == "symbolic"]
+    assert symbolic and all(p["states"] is None and p["transitions"] is None for p in symbolic)
+    assert all(p["seconds"] > 0 for p in symbolic)
+    assert masked(runs[0].stdout) == masked(runs[1].stdout)
