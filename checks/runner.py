@@ -35,7 +35,13 @@ from typing import Any
 
 from turnproof.checks import explicit
 from turnproof.checks.explicit import Limits, Progress
-from turnproof.checks.results import CheckReport, PropertyResult, Verdict, loop_exits_by_state
+from turnproof.checks.results import (
+    CheckReport,
+    Interrupted,
+    PropertyResult,
+    Verdict,
+    loop_exits_by_state,
+)
 from turnproof.model.errors import BoundsError, TurnproofError, UnknownNameError, choices_text
 from turnproof.model.packs import with_cards
 from turnproof.model.properties import Mutant, Property
@@ -337,6 +343,75 @@ def disagreement_result(a: PropertyResult, b: PropertyResult, reason: str) -> Pr
     )
 
 
+def _interrupted(prop: Property, engine: str, model: Model) -> PropertyResult:
+    """The result of a property that an interrupt (Ctrl-C, SIGTERM) left unchecked."""
+    return PropertyResult(
+        name=prop.name,
+        kind=prop.kind,
+        description=prop.description,
+        verdict=Verdict.UNKNOWN,
+        engine=engine,
+        expect=prop.expect.value,
+        states=0,
+        transitions=0,
+        seconds=0.0,
+        reason="interrupted",
+        bounds=dict(model.bounds),
+        citations=prop.citations,
+    )
+
+
+def _run_engine(
+    engine: str,
+    model: Model,
+    properties: Sequence[Property],
+    limits: Limits | None,
+    progress: Progress | None,
+    per_engine: Mapping[str, list[PropertyResult]],
+    coverage: dict[str, int],
+    *,
+    on_engine: Callable[[str], None] | None,
+    open_bounds: Sequence[str],
+    scenario: Scenario | None,
+    on_exploration: Callable[[explicit.Exploration], None] | None,
+) -> list[PropertyResult]:
+    """One engine's results (see :func:`run_check`)."""
+    if on_engine is not None:
+        on_engine(engine)
+    if engine == "explicit":
+        return _call_engine(
+            explicit.check_properties,
+            model,
+            properties,
+            limits,
+            progress,
+            coverage=coverage,
+            on_exploration=on_exploration,
+        )
+    fn = load_symbolic().check_properties
+    reached = None
+    guides: dict[str, tuple[str, ...]] = {}
+    if "explicit" in per_engine:
+        reached = antecedents_reached(properties, per_engine["explicit"])
+        guides = explicit_traces(per_engine["explicit"])
+    try:
+        return _call_engine(
+            fn,
+            model,
+            properties,
+            limits,
+            progress,
+            reached,
+            open_bounds=open_bounds,
+            scenario=scenario,
+            guides=guides,
+        )
+    except ImportError as exc:  # a part of the engine (a solver back end) is missing
+        raise EngineUnavailableError(
+            f"the symbolic engine is not available ({exc}); use --engine explicit"
+        ) from exc
+
+
 def run_check(
     model: Model,
     properties: Sequence[Property],
@@ -357,7 +432,12 @@ def run_check(
     are left open by the symbolic engine (see :func:`check_open_bounds`); ``scenario`` is the
     plain value the symbolic engine's worker processes rebuild the model from;
     ``on_exploration`` is given the explicit engine's first exploration (for pictures). Raises
-    :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed."""
+    :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed.
+
+    Ctrl-C (a ``KeyboardInterrupt``; the command line turns SIGTERM into one) does not lose
+    the work done: the properties that had finished keep their results, the others are UNKNOWN
+    with the reason ``interrupted``, the engines after it do not start, and the report is
+    returned as usual (its exit code is then 3, or 1 when a finished property failed)."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         raise TurnproofError(
@@ -366,42 +446,30 @@ def run_check(
     order = [e for e in ENGINES if e in engines]
     per_engine: dict[str, list[PropertyResult]] = {}
     coverage: dict[str, int] = {}
+    interrupted = False
     for engine in order:
-        if on_engine is not None:
-            on_engine(engine)
-        if engine == "explicit":
-            per_engine[engine] = _call_engine(
-                explicit.check_properties,
-                model,
-                properties,
-                limits,
-                progress,
-                coverage=coverage,
-                on_exploration=on_exploration,
-            )
+        if interrupted:  # the engines after an interrupt do not start
+            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
             continue
-        fn = load_symbolic().check_properties
-        reached = None
-        guides: dict[str, tuple[str, ...]] = {}
-        if "explicit" in per_engine:
-            reached = antecedents_reached(properties, per_engine["explicit"])
-            guides = explicit_traces(per_engine["explicit"])
         try:
-            per_engine[engine] = _call_engine(
-                fn,
+            per_engine[engine] = _run_engine(
+                engine,
                 model,
                 properties,
                 limits,
                 progress,
-                reached,
+                per_engine,
+                coverage,
+                on_engine=on_engine,
                 open_bounds=open_bounds,
                 scenario=scenario,
-                guides=guides,
+                on_exploration=on_exploration,
             )
-        except ImportError as exc:  # a part of the engine (a solver back end) is missing
-            raise EngineUnavailableError(
-                f"the symbolic engine is not available ({exc}); use --engine explicit"
-            ) from exc
+        except Interrupted as exc:  # the engine kept what had finished
+            per_engine[engine], interrupted = exc.results, True
+        except KeyboardInterrupt:
+            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
+            interrupted = True
 
     by_name = {e: {r.name: r for r in per_engine[e]} for e in order}
     results: list[PropertyResult] = []
@@ -461,7 +529,8 @@ def run_selection(
         pinned = built.verdicts.get(r.name, {}).get(r.engine)
         if pinned is not None:
             r.pinned = pinned
-    if scenario.states is not None and "explicit" in report.engines:
+    stopped = any(r.reason == "interrupted" for r in report.results)
+    if scenario.states is not None and "explicit" in report.engines and not stopped:
         report.results.append(state_count_result(selection, scenario.states, report, limits))
     return report
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-from turnproof.checks.results import PropertyResult, Trace, Verdict
+from turnproof.checks.results import Interrupted, PropertyResult, Trace, Verdict
 from turnproof.checks.traces import step_record
 from turnproof.model.errors import BoundsError, ModelError, UnknownNameError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
@@ -948,7 +948,16 @@ def check_properties(
         ]
         # The slowest kinds first, so that no worker is left with a long task at the end.
         order = sorted(range(len(tasks)), key=lambda i: (_expected_cost(tasks[i], properties), i))
-        answers = workers.run_tasks([tasks[i] for i in order], jobs)
+        try:
+            answers = workers.run_tasks([tasks[i] for i in order], jobs)
+        except workers.WorkersInterrupted as exc:
+            done = {order[j]: answer for j, answer in exc.done.items()}
+            raise Interrupted(
+                [
+                    done.get(i + 1) or result(model, p, Verdict.UNKNOWN, reason="interrupted")
+                    for i, p in enumerate(properties)
+                ]
+            ) from None
         by_index = dict(zip(order, answers))
         bounds: BoundsOutcome = by_index[0]
         results: list[PropertyResult] = [by_index[i + 1] for i in range(len(properties))]

@@ -15,6 +15,7 @@ import contextlib
 import json
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +43,7 @@ from turnproof.checks.runner import (
     select,
     selection_of,
 )
+from turnproof.checks.workers import end_workers
 from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model, RuleSet
@@ -490,6 +492,13 @@ def check_command(
         )
     graphs: dict[tuple[str, str], StateGraph] = {}
     notes: list[str] = []
+    stopped = [r.name for r in report.results if r.reason == "interrupted"]
+    if stopped:
+        click.echo(
+            f"{PROG}: interrupted: {len(stopped)} result(s) UNKNOWN (interrupted); the "
+            "finished ones are reported",
+            err=True,
+        )
     if out is not None:
         graphs, notes = _trace_pictures(selection.model, report)
         if turns and turns[0] is None:
@@ -911,6 +920,17 @@ def rulesets_command(fmt: str) -> int:
     )
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM: stop as Ctrl-C does (the finished properties are kept and reported, the worker
+    processes ended); ignored from then on, so that the report can be written."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The console script's entry point."""
-    cli.main(args=argv, prog_name=PROG)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        cli.main(args=argv, prog_name=PROG)
+    finally:
+        end_workers()  # no worker process outlives the command, whatever happened

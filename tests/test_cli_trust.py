@@ -7,18 +7,21 @@ process itself matters (signals, hash seeds), as a subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 from click.testing import CliRunner, Result
-from turnproof.checks import runner
+from turnproof.checks import runner, workers
 from turnproof.model.errors import BoundsError
 from turnproof.reports import json_report
 from turnproof.scenarios import cli
@@ -226,3 +229,79 @@ def test_symbolic_results_fit_the_schema_with_null_states_and_same_bytes_under_t
     assert symbolic and all(p["states"] is None and p["transitions"] is None for p in symbolic)
     assert all(p["seconds"] > 0 for p in symbolic)
     assert masked(runs[0].stdout) == masked(runs[1].stdout)
+
+
+# -- robustness: failing workers, SIGTERM, Ctrl-C ---------------------------------------------------
+
+
+def test_a_failing_worker_is_one_line_and_exit_3(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "python"
+    fake.write_text(
+        "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'RuntimeError: boom' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(workers.sys, "executable", str(fake))
+    result = invoke("check", "bench", "--engine", "symbolic", "--bound", "turns=1")
+    assert result.exit_code == 3, result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("turnproof: error: the symbolic worker for ")
+    assert line.endswith(" failed: RuntimeError: boom")
+
+
+def test_ctrl_c_keeps_the_finished_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(tasks: Any, jobs: int) -> Any:
+        j = next(j for j, t in enumerate(tasks) if t.prop)  # one property finished
+        raise workers.WorkersInterrupted({j: workers.run_task(tasks[j])})
+
+    monkeypatch.setattr(workers, "run_tasks", interrupted)
+    result = invoke("check", "bench", "--engine", "both", "--bound", "turns=1", "--format", "json")
+    # Each property is judged on its best verdict: the explicit engine had finished them all.
+    assert result.exit_code == json.loads(result.stdout)["exit_code"] == 0, result.output
+    assert "turnproof: interrupted: " in result.stderr
+    doc = json.loads(result.stdout)
+    validate(doc)
+    explicit = [p for p in doc["properties"] if p["engine"] == "explicit"]
+    symbolic = [p for p in doc["properties"] if p["engine"] == "symbolic"]
+    assert all(p["verdict"] != "UNKNOWN" for p in explicit)  # finished before the interrupt
+    assert [p.get("reason") == "interrupted" for p in symbolic].count(False) == 1
+    assert [p.get("reason") == "interrupted" for p in symbolic].count(True) == len(symbolic) - 1
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_sigterm_ends_the_workers_and_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "turnproof.scenarios", "check", "magic", "--engine", "symbolic",
+         "--format", "json", "--no-progress", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    kids: set[int] = set()
+    while not kids and time.monotonic() < deadline:
+        time.sleep(0.2)
+        kids = _children(proc.pid)
+    assert kids, "the workers started"
+    time.sleep(1)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 3, stderr
+    assert "Traceback" not in stderr
+    doc = json.loads(stdout)
+    validate(doc)
+    assert all(
+        p["verdict"] == "UNKNOWN" for p in doc["properties"] if p.get("reason") == "interrupted"
+    )
+    assert (out / "report.json").exists() and (out / "junit.xml").exists()
+    for kid in kids:
+        assert not Path(f"/proc/{kid}").exists(), "no worker outlives the command"
