@@ -419,7 +419,7 @@ def _amendment_options(fn: F) -> F:
     metavar="DIR",
     help="Also write the report into DIR (created if missing): report.md, report.html, "
     "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
-    "The set appears at once; files are readable by all (0644).",
+    "The set appears at once; files get the mode the umask gives (0644 with umask 022).",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def check_command(
@@ -464,6 +464,10 @@ def check_command(
     A property may quantify over bounds itself (`turnproof properties` lists them as
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
+
+    The symbolic engine caches the invariants it infers (re-checked when read back) in the
+    per-user cache folder (~/.cache/turnproof/invariants on Linux); the environment variable
+    TURNPROOF_INVARIANT_CACHE names another folder.
     """
     started = time.perf_counter()
     selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)

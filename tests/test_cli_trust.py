@@ -305,3 +305,16 @@ def test_sigterm_ends_the_workers_and_writes_the_report(tmp_path: Path) -> None:
     assert (out / "report.json").exists() and (out / "junit.xml").exists()
     for kid in kids:
         assert not Path(f"/proc/{kid}").exists(), "no worker outlives the command"
+
+
+def test_invariant_cache_is_per_user_and_overridable(monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+    from turnproof.checks import invariants
+
+    monkeypatch.delenv(invariants.CACHE_ENV, raising=False)
+    assert invariants.cache_dir() == os.path.join(
+        platformdirs.user_cache_dir("turnproof", appauthor=False), "invariants"
+    )
+    monkeypatch.setenv(invariants.CACHE_ENV, "/somewhere/else")
+    assert invariants.cache_dir() == "/somewhere/else"
+    assert "TURNPROOF_INVARIANT_CACHE" in invoke("check", "--help").stdout
