@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import platformdirs
 import z3
 from turnproof.checks.bmc import Deadline, finite_solver
 from turnproof.checks.symbolic import Encoding, concrete_moves
@@ -515,10 +516,18 @@ def cache_key(
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+#: The environment variable that names the invariant cache's folder.
+CACHE_ENV = "TURNPROOF_INVARIANT_CACHE"
+
+
 def cache_dir() -> str:
-    return os.environ.get(
-        "TURNPROOF_INVARIANT_CACHE", os.path.join(tempfile.gettempdir(), "turnproof-invariants")
-    )
+    """The invariant cache's folder: ``$TURNPROOF_INVARIANT_CACHE``, else ``invariants`` in
+    the per-user cache folder (``platformdirs``: ``~/.cache/turnproof`` on Linux), not a
+    shared temporary folder that other users could write into."""
+    given = os.environ.get(CACHE_ENV)
+    if given:
+        return given
+    return os.path.join(platformdirs.user_cache_dir("turnproof", appauthor=False), "invariants")
 
 
 def _load(key: str) -> tuple[list[Candidate], int] | None:

@@ -224,6 +224,15 @@ class PropertyResult:
         return False
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during an engine's run: ``results`` has one result per property asked for, the
+    finished ones as they were and the others UNKNOWN with the reason ``interrupted``."""
+
+    def __init__(self, results: list[PropertyResult]) -> None:
+        super().__init__("interrupted")
+        self.results = results
+
+
 @dataclass
 class CheckReport:
     """Everything one ``turnproof check`` run produced."""

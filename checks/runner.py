@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -34,7 +35,13 @@ from typing import Any
 
 from turnproof.checks import explicit
 from turnproof.checks.explicit import Limits, Progress
-from turnproof.checks.results import CheckReport, PropertyResult, Verdict, loop_exits_by_state
+from turnproof.checks.results import (
+    CheckReport,
+    Interrupted,
+    PropertyResult,
+    Verdict,
+    loop_exits_by_state,
+)
 from turnproof.model.errors import BoundsError, TurnproofError, UnknownNameError, choices_text
 from turnproof.model.packs import with_cards
 from turnproof.model.properties import Mutant, Property
@@ -85,20 +92,40 @@ def engines_for(choice: str) -> tuple[str, ...]:
 # -- choosing what to check -------------------------------------------------------------------
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def parse_bound(text: str, valid: Sequence[str] = ()) -> tuple[str, int]:
-    """``"turns=3"`` → ``("turns", 3)``; anything else is a :class:`BoundsError`."""
+    """``"turns=3"`` → ``("turns", 3)``; anything else is a :class:`BoundsError`. The value is
+    ASCII digits only: no sign, no spaces, no ``_`` and no other script's digits, which
+    ``int()`` would all accept (``1_0`` is 10 to it, ``١`` is 1)."""
     name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
     hint = f"; bounds are {choices_text(valid)}" if valid else ""
     if not sep or not name:
         raise BoundsError(f"malformed bound {text!r}: expected NAME=INT{hint}")
-    try:
-        number = int(value, 10)
-    except ValueError:
+    if name != name.strip():
+        raise BoundsError(f"malformed bound {text!r}: no spaces around the name {name.strip()!r}")
+    if not _DIGITS.fullmatch(value):
         raise BoundsError(
-            f"malformed bound {text!r}: {value!r} is not a whole number (expected NAME=INT)"
-        ) from None
-    return name, number
+            f"malformed bound {text!r}: {value!r} is not a whole number written in the digits "
+            "0-9 (expected NAME=INT)"
+        )
+    return name, int(value)
+
+
+def parse_bounds(texts: Sequence[str], valid: Sequence[str] = ()) -> dict[str, int]:
+    """Every ``--bound NAME=VALUE`` as a mapping; a bound given twice is a :class:`BoundsError`
+    (rather than the last one silently winning)."""
+    bounds: dict[str, int] = {}
+    for text in texts:
+        name, value = parse_bound(text, valid)
+        if name in bounds:
+            raise BoundsError(
+                f"bound {name} is given twice ({name}={bounds[name]} and {name}={value}): "
+                "give it once"
+            )
+        bounds[name] = value
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -128,6 +155,7 @@ class Selection:
 def selection_of(built: Built) -> Selection:
     """The selection a built scenario makes."""
     sc = built.scenario
+    built.model.initial_states()  # bounds that contradict each other fail now, before any work
     return Selection(built.model, built.properties, sc.variant, built.mutant, sc, built)
 
 
@@ -315,6 +343,75 @@ def disagreement_result(a: PropertyResult, b: PropertyResult, reason: str) -> Pr
     )
 
 
+def _interrupted(prop: Property, engine: str, model: Model) -> PropertyResult:
+    """The result of a property that an interrupt (Ctrl-C, SIGTERM) left unchecked."""
+    return PropertyResult(
+        name=prop.name,
+        kind=prop.kind,
+        description=prop.description,
+        verdict=Verdict.UNKNOWN,
+        engine=engine,
+        expect=prop.expect.value,
+        states=0,
+        transitions=0,
+        seconds=0.0,
+        reason="interrupted",
+        bounds=dict(model.bounds),
+        citations=prop.citations,
+    )
+
+
+def _run_engine(
+    engine: str,
+    model: Model,
+    properties: Sequence[Property],
+    limits: Limits | None,
+    progress: Progress | None,
+    per_engine: Mapping[str, list[PropertyResult]],
+    coverage: dict[str, int],
+    *,
+    on_engine: Callable[[str], None] | None,
+    open_bounds: Sequence[str],
+    scenario: Scenario | None,
+    on_exploration: Callable[[explicit.Exploration], None] | None,
+) -> list[PropertyResult]:
+    """One engine's results (see :func:`run_check`)."""
+    if on_engine is not None:
+        on_engine(engine)
+    if engine == "explicit":
+        return _call_engine(
+            explicit.check_properties,
+            model,
+            properties,
+            limits,
+            progress,
+            coverage=coverage,
+            on_exploration=on_exploration,
+        )
+    fn = load_symbolic().check_properties
+    reached = None
+    guides: dict[str, tuple[str, ...]] = {}
+    if "explicit" in per_engine:
+        reached = antecedents_reached(properties, per_engine["explicit"])
+        guides = explicit_traces(per_engine["explicit"])
+    try:
+        return _call_engine(
+            fn,
+            model,
+            properties,
+            limits,
+            progress,
+            reached,
+            open_bounds=open_bounds,
+            scenario=scenario,
+            guides=guides,
+        )
+    except ImportError as exc:  # a part of the engine (a solver back end) is missing
+        raise EngineUnavailableError(
+            f"the symbolic engine is not available ({exc}); use --engine explicit"
+        ) from exc
+
+
 def run_check(
     model: Model,
     properties: Sequence[Property],
@@ -335,7 +432,12 @@ def run_check(
     are left open by the symbolic engine (see :func:`check_open_bounds`); ``scenario`` is the
     plain value the symbolic engine's worker processes rebuild the model from;
     ``on_exploration`` is given the explicit engine's first exploration (for pictures). Raises
-    :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed."""
+    :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed.
+
+    Ctrl-C (a ``KeyboardInterrupt``; the command line turns SIGTERM into one) does not lose
+    the work done: the properties that had finished keep their results, the others are UNKNOWN
+    with the reason ``interrupted``, the engines after it do not start, and the report is
+    returned as usual (its exit code is then 3, or 1 when a finished property failed)."""
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         raise TurnproofError(
@@ -344,42 +446,30 @@ def run_check(
     order = [e for e in ENGINES if e in engines]
     per_engine: dict[str, list[PropertyResult]] = {}
     coverage: dict[str, int] = {}
+    interrupted = False
     for engine in order:
-        if on_engine is not None:
-            on_engine(engine)
-        if engine == "explicit":
-            per_engine[engine] = _call_engine(
-                explicit.check_properties,
-                model,
-                properties,
-                limits,
-                progress,
-                coverage=coverage,
-                on_exploration=on_exploration,
-            )
+        if interrupted:  # the engines after an interrupt do not start
+            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
             continue
-        fn = load_symbolic().check_properties
-        reached = None
-        guides: dict[str, tuple[str, ...]] = {}
-        if "explicit" in per_engine:
-            reached = antecedents_reached(properties, per_engine["explicit"])
-            guides = explicit_traces(per_engine["explicit"])
         try:
-            per_engine[engine] = _call_engine(
-                fn,
+            per_engine[engine] = _run_engine(
+                engine,
                 model,
                 properties,
                 limits,
                 progress,
-                reached,
+                per_engine,
+                coverage,
+                on_engine=on_engine,
                 open_bounds=open_bounds,
                 scenario=scenario,
-                guides=guides,
+                on_exploration=on_exploration,
             )
-        except ImportError as exc:  # a part of the engine (a solver back end) is missing
-            raise EngineUnavailableError(
-                f"the symbolic engine is not available ({exc}); use --engine explicit"
-            ) from exc
+        except Interrupted as exc:  # the engine kept what had finished
+            per_engine[engine], interrupted = exc.results, True
+        except KeyboardInterrupt:
+            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
+            interrupted = True
 
     by_name = {e: {r.name: r for r in per_engine[e]} for e in order}
     results: list[PropertyResult] = []
@@ -439,7 +529,8 @@ def run_selection(
         pinned = built.verdicts.get(r.name, {}).get(r.engine)
         if pinned is not None:
             r.pinned = pinned
-    if scenario.states is not None and "explicit" in report.engines:
+    stopped = any(r.reason == "interrupted" for r in report.results)
+    if scenario.states is not None and "explicit" in report.engines and not stopped:
         report.results.append(state_count_result(selection, scenario.states, report, limits))
     return report
 

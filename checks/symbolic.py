@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-from turnproof.checks.results import PropertyResult, Trace, Verdict
+from turnproof.checks.results import Interrupted, PropertyResult, Trace, Verdict
 from turnproof.checks.traces import step_record
 from turnproof.model.errors import BoundsError, ModelError, UnknownNameError
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
@@ -949,7 +949,16 @@ def check_properties(
         ]
         # The slowest kinds first, so that no worker is left with a long task at the end.
         order = sorted(range(len(tasks)), key=lambda i: (_expected_cost(tasks[i], properties), i))
-        answers = workers.run_tasks([tasks[i] for i in order], jobs)
+        try:
+            answers = workers.run_tasks([tasks[i] for i in order], jobs)
+        except workers.WorkersInterrupted as exc:
+            done = {order[j]: answer for j, answer in exc.done.items()}
+            raise Interrupted(
+                [
+                    done.get(i + 1) or result(model, p, Verdict.UNKNOWN, reason="interrupted")
+                    for i, p in enumerate(properties)
+                ]
+            ) from None
         by_index = dict(zip(order, answers))
         bounds: BoundsOutcome = by_index[0]
         results: list[PropertyResult] = [by_index[i + 1] for i in range(len(properties))]
@@ -969,8 +978,12 @@ def check_properties(
         ]
     if bounds.domain_error:
         raise ModelError(bounds.domain_error)
+    share = bounds.seconds / len(results) if results else 0.0
     for r in results:
         bounds.apply(r)
+        # The question which bounds cut is asked once for every property: each result's time
+        # includes its share, so that the time column adds up to the engine's true time.
+        r.seconds += share
     return results
 
 
@@ -1043,6 +1056,8 @@ class BoundsOutcome:
     domain_error: str = ""
     #: Why it was not decided whether such a transition is reachable; empty when it was.
     domain_undecided: str = ""
+    #: The time the question took (set by :func:`bounds_task`).
+    seconds: float = 0.0
 
     def apply(self, r: PropertyResult) -> None:
         """Record the outcome on a property's result."""
@@ -1067,7 +1082,10 @@ def bounds_task(model: Model, *, timeout_s: float, max_depth: int) -> BoundsOutc
     """Which declared bounds cut a reachable transition (see :class:`BoundsOutcome`)."""
     from turnproof.checks.proofs import bounds_reached
 
-    return bounds_reached(Encoding(model), timeout_s=timeout_s, max_depth=max_depth)
+    t0 = time.perf_counter()
+    outcome = bounds_reached(Encoding(model), timeout_s=timeout_s, max_depth=max_depth)
+    outcome.seconds = time.perf_counter() - t0
+    return outcome
 
 
 def result(model: Model, prop: Property, verdict: Verdict, **kw: Any) -> PropertyResult:

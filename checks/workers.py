@@ -16,15 +16,18 @@ in the worker, so a script without a ``__main__`` guard can call the engine too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from turnproof.model.errors import TurnproofError
 from turnproof.model.scenario import Scenario
 
 
@@ -70,32 +73,107 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class WorkerError(TurnproofError):
+    """A worker process failed: its own message, exit code 3 (no verdict could be given)."""
+
+    exit_code = 3
+
+
+class WorkersInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM, which the command line turns into the same) while workers ran:
+    every worker process has been ended; ``done`` holds the answers that had arrived, by the
+    index of their task."""
+
+    def __init__(self, done: dict[int, Any]) -> None:
+        super().__init__("interrupted")
+        self.done = done
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """What a worker sends back instead of an answer when its task raised a turnproof error
+    (bad input found only when the worker built the scenario): the message and exit code."""
+
+    message: str
+    exit_code: int
+
+
+_live: set[subprocess.Popen[bytes]] = set()
+_live_lock = threading.Lock()
+
+
+def end_workers() -> None:
+    """End every worker process this process started that is still running."""
+    with _live_lock:
+        live = list(_live)
+    for proc in live:
+        with contextlib.suppress(OSError):
+            proc.kill()
+    for proc in live:
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+
+
 def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
     """Every task's answer, in the order given; each task in a fresh interpreter, at most
-    ``jobs`` at a time."""
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_run_in_subprocess, tasks))
+    ``jobs`` at a time. A failed worker is a :class:`WorkerError` (or the turnproof error it
+    reported); on Ctrl-C every worker is ended and :class:`WorkersInterrupted` carries the
+    answers that had arrived. No worker outlives this call."""
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    futures = [pool.submit(_run_in_subprocess, t) for t in tasks]
+    try:
+        return [f.result() for f in futures]
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        end_workers()
+        done = {
+            i: f.result()
+            for i, f in enumerate(futures)
+            if f.done() and not f.cancelled() and f.exception() is None
+        }
+        raise WorkersInterrupted(done) from None
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        end_workers()
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def _run_in_subprocess(task: Task) -> Any:
-    done = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "turnproof.checks.workers"],
-        input=pickle.dumps(task),
-        capture_output=True,
-        check=False,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    if done.returncode != 0:
-        err = done.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(
-            f"symbolic worker for {task.prop or 'bounds'} failed: {err[-1] if err else done.returncode}"
-        )
-    return pickle.loads(done.stdout)  # noqa: S301 - our own child's answer
+    with _live_lock:
+        _live.add(proc)
+    try:
+        out, err_bytes = proc.communicate(pickle.dumps(task))
+    finally:
+        with _live_lock:
+            _live.discard(proc)
+    what = task.prop or "the bounds task"
+    if proc.returncode != 0:
+        err = err_bytes.decode(errors="replace").strip().splitlines()
+        last = err[-1] if err else f"it exited with code {proc.returncode}"
+        raise WorkerError(f"the symbolic worker for {what} failed: {last}")
+    answer = pickle.loads(out)  # noqa: S301 - our own child's answer
+    if isinstance(answer, _Failure):
+        error = TurnproofError(answer.message)
+        error.exit_code = answer.exit_code
+        raise error
+    return answer
 
 
 def main() -> None:
     """Worker entry point: one pickled task on stdin, its pickled answer on stdout."""
     task = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - sent by run_tasks
-    answer = run_task(task)
+    try:
+        answer = run_task(task)
+    except TurnproofError as exc:
+        answer = _Failure(str(exc), exc.exit_code)
     sys.stdout.buffer.write(pickle.dumps(answer))
     sys.stdout.buffer.flush()
 

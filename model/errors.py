@@ -6,7 +6,8 @@ set of valid choices, lists them. Errors never print; the CLI renders them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Sequence
 
 
 class TurnproofError(Exception):
@@ -21,8 +22,19 @@ def choices_text(valid: Iterable[str]) -> str:
     return ", ".join(items) if items else "(none)"
 
 
+def did_you_mean(name: str, valid: Sequence[str]) -> str:
+    """' (did you mean X?)' for a near miss among ``valid``; empty when there is none."""
+    close = difflib.get_close_matches(name, list(valid), n=2, cutoff=0.6)
+    if not close:
+        lowered = {v.casefold(): v for v in valid}
+        close = difflib.get_close_matches(name.casefold(), list(lowered), n=2, cutoff=0.6)
+        close = [lowered[c] for c in close]
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
 class UnknownNameError(TurnproofError):
-    """A name (property, rule, rule set, mutant, variant, card) that does not exist."""
+    """A name (property, rule, rule set, mutant, variant, card) that does not exist; the
+    message names a near miss (``did you mean``) and lists the valid names."""
 
     def __init__(
         self, what: str, name: str, valid: Iterable[str], where: str = "", plural: str = ""
@@ -34,6 +46,7 @@ class UnknownNameError(TurnproofError):
         plural = plural or _plural(what)
         super().__init__(
             f"{prefix}unknown {what} {name!r}; valid {plural}: {choices_text(self.valid)}"
+            + did_you_mean(name, self.valid).replace(" (", "; ").rstrip(")")
         )
 
 

@@ -16,7 +16,6 @@ valid choices; the scenario loader turns that path into the file's line.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,7 +23,7 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import Any
 
-from turnproof.model.errors import TurnproofError, choices_text
+from turnproof.model.errors import TurnproofError, choices_text, did_you_mean
 from turnproof.model.properties import Expect, Mutant, Property, always, reachable, terminates
 from turnproof.model.rules import Model, RuleSet, Variant
 from turnproof.model.schema import (
@@ -55,16 +54,6 @@ class SpecError(TurnproofError):
         self.message = message
         where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in self.at)
         super().__init__(f"{where.replace('.[', '[')}: {message}" if self.at else message)
-
-
-def did_you_mean(name: str, valid: Sequence[str]) -> str:
-    """' (did you mean X?)' for a near miss among ``valid``; empty when there is none."""
-    close = difflib.get_close_matches(name, list(valid), n=2, cutoff=0.6)
-    if not close:
-        lowered = {v.casefold(): v for v in valid}
-        close = difflib.get_close_matches(name.casefold(), list(lowered), n=2, cutoff=0.6)
-        close = [lowered[c] for c in close]
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def unknown(

@@ -9,9 +9,13 @@ The check report's shape (``schema_version`` says which): ``command`` (``"check"
 applied), ``bounds``, ``engines``, ``exit_code``, ``coverage``, ``run`` (turnproof's version,
 the arguments, the limits and the wall time, when the command line ran it) and
 ``properties[]``, one per result, each with name, kind, verdict, expect, meets_expectation,
-engine, states, transitions, depth (explicit engine), seconds, and, when there is a trace,
+engine, states and transitions (the explicit engine's counts; ``null`` for an engine that does
+not count them), depth (explicit engine), seconds, and, when there is a trace,
 ``trace[]`` (rule, name, summary, kind, decider, changed) with ``trace_initial`` and, for a
 lasso, ``loop_start`` and ``loop_exits``.
+
+The shape is published as a JSON Schema (draft 2020-12), ``reports/schema/results.schema.json``
+(:data:`SCHEMA_FILE`; the tests validate every report against it).
 
 These functions are the only place the result types become JSON (the result types have no
 ``to_json`` of their own).
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from turnproof.checks.results import Finding, LoopExit, PropertyResult, Trace, TraceStep
@@ -28,7 +33,10 @@ from turnproof.model.rules import Rule, RuleSet, summarize_rules
 from turnproof.reports.document import ProofReport, Run
 from turnproof.reports.text import decider_text
 
-SCHEMA_VERSION = 1
+#: The JSON Schema of a check report, shipped with the package (``results.schema.json``).
+SCHEMA_FILE = Path(__file__).with_name("schema") / "results.schema.json"
+
+SCHEMA_VERSION = 2  # 2: states and transitions null when not counted; listings say command
 
 
 def dumps(document: Any) -> str:
@@ -99,8 +107,9 @@ def result_json(r: PropertyResult) -> dict[str, Any]:
         "expect": r.expect,
         "meets_expectation": r.meets_expectation,
         "engine": r.engine,
-        "states": r.states,
-        "transitions": r.transitions,
+        # Only the explicit engine counts states; another engine's 0 means "not counted".
+        "states": r.states if r.engine == "explicit" else None,
+        "transitions": r.transitions if r.engine == "explicit" else None,
         "seconds": round(r.seconds, 3),
         "citations": list(r.citations),
     }
@@ -193,7 +202,7 @@ def ruleset_json(ruleset: RuleSet, rules: list[Rule] | None = None) -> dict[str,
 def render_rules_json(
     ruleset: RuleSet, rules: list[Rule] | None = None, cited: Mapping[str, str] | None = None
 ) -> str:
-    doc = ruleset_json(ruleset, rules)
+    doc = {"schema_version": SCHEMA_VERSION, "command": "rules", **ruleset_json(ruleset, rules)}
     if cited is not None:
         doc["cited"] = dict(cited)
     return dumps(doc)
@@ -202,6 +211,8 @@ def render_rules_json(
 def render_properties_json(ruleset: RuleSet) -> str:
     return dumps(
         {
+            "schema_version": SCHEMA_VERSION,
+            "command": "properties",
             "ruleset": {"name": ruleset.name, "version": ruleset.version},
             "properties": [
                 {
@@ -221,10 +232,28 @@ def render_properties_json(ruleset: RuleSet) -> str:
 
 def render_rulesets_json(rulesets: Mapping[str, RuleSet]) -> str:
     return dumps(
-        [
-            {"name": r.name, "game": r.game, "version": r.version, "description": r.description}
-            for r in rulesets.values()
-        ]
+        {
+            "schema_version": SCHEMA_VERSION,
+            "command": "rulesets",
+            "rulesets": [
+                {"name": r.name, "game": r.game, "version": r.version, "description": r.description}
+                for r in rulesets.values()
+            ],
+        }
+    )
+
+
+def render_bounds_json(ruleset: RuleSet) -> str:
+    from turnproof.reports.text import bound_rows, variant_rows
+
+    return dumps(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "command": "bounds",
+            "ruleset": {"name": ruleset.name, "version": ruleset.version},
+            "bounds": bound_rows(ruleset),
+            "variants": variant_rows(ruleset),
+        }
     )
 
 
@@ -233,7 +262,7 @@ def render_cards_json(ruleset: RuleSet, library: Mapping[str, Any]) -> str:
 
     return dumps(
         {
-            "schema_version": 1,
+            "schema_version": SCHEMA_VERSION,
             "command": "cards",
             "ruleset": ruleset.name,
             "cards": card_rows(ruleset, library),

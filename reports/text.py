@@ -23,7 +23,18 @@ from typing import Any
 from rich.table import Table as RichTable
 from rich.text import Text
 from turnproof.checks.results import Trace, Verdict
-from turnproof.model.rules import Kind, Rule, RuleSet, summarize_rules
+from turnproof.model.rules import (
+    Add,
+    Amendment,
+    Derive,
+    Kind,
+    Remove,
+    Replace,
+    Rule,
+    RuleSet,
+    Variant,
+    summarize_rules,
+)
 from turnproof.reports.document import (
     Entry,
     ProofReport,
@@ -289,6 +300,58 @@ def render_properties(ruleset: RuleSet) -> str:
             lines.append(f"  for all: {', '.join(p.for_all)} (proved for every value)")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
+
+
+def amendment_text(a: Amendment) -> str:
+    """What one amendment does, in a few words."""
+    if isinstance(a, Replace):
+        return f"replaces {a.target}: {a.rule.summary}"
+    if isinstance(a, Remove):
+        return f"removes {a.target}"
+    if isinstance(a, Add):
+        return f"adds {a.rule.citation} {a.rule.name}: {a.rule.summary}"
+    if isinstance(a, Variant):
+        return f"variant {a.name}"
+    if isinstance(a, Derive):
+        return f"changes {a.target}: {a.summary}"
+    return f"changes the {a.hook} hook of {a.card}" + (f": {a.summary}" if a.summary else "")
+
+
+def bound_rows(ruleset: RuleSet) -> list[dict[str, Any]]:
+    """One row per bound of a rule set: what ``turnproof bounds`` shows (and its JSON)."""
+    return [
+        {"name": s.name, "default": s.default, "min": s.lo, "max": s.hi, "doc": s.doc}
+        for s in ruleset.bound_specs
+    ]
+
+
+def variant_rows(ruleset: RuleSet) -> list[dict[str, Any]]:
+    """One row per variant of a rule set: its name and what its amendments change."""
+    return [
+        {"name": name, "changes": [amendment_text(a) for a in amendments]}
+        for name, amendments in ruleset.variants.items()
+    ]
+
+
+def render_bounds(ruleset: RuleSet) -> str:
+    """A rule set's bounds (default, range, meaning) and its variants."""
+    rows = tuple(
+        (r["name"], str(r["default"]), f"{r['min']}..{r['max']}", r["doc"])
+        for r in bound_rows(ruleset)
+    )
+    lines = [
+        f"bounds of rule set {ruleset.name} (set one with --bound NAME=VALUE):",
+        TextTable(("bound", "default", "range", "meaning"), rows, frozenset({1})).plain(),
+        "",
+    ]
+    variants = variant_rows(ruleset)
+    if not variants:
+        lines.append(f"rule set {ruleset.name} has no variants")
+    else:
+        lines.append(f"variants of rule set {ruleset.name} (choose one with --variant NAME):")
+        for v in variants:
+            lines.append(f"  {v['name']}: {'; '.join(v['changes'])}")
+    return "\n".join(lines) + "\n"
 
 
 def render_rulesets(rulesets: Mapping[str, RuleSet]) -> str:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -36,11 +38,12 @@ from turnproof.checks.runner import (
     engines_for,
     is_symbolic_available,
     load_symbolic,
-    parse_bound,
+    parse_bounds,
     run_selection,
     select,
     selection_of,
 )
+from turnproof.checks.workers import end_workers
 from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model, RuleSet
@@ -73,6 +76,11 @@ class TurnproofGroup(click.Group):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        if not argv:  # bare `turnproof`: a short usage and the commands, not an error
+            click.echo(self.short_usage(), nl=False)
+            if not standalone_mode:
+                return 0
+            sys.exit(0)
         try:
             rv = super().main(
                 args=argv,
@@ -98,6 +106,20 @@ class TurnproofGroup(click.Group):
         if not standalone_mode:
             return code
         sys.exit(code)
+
+    def short_usage(self) -> str:
+        """What bare ``turnproof`` prints: the usage line, each command with its one-line
+        help, and where to read more."""
+        width = max(len(n) for n in self.commands)
+        lines = [f"Usage: {PROG} COMMAND [ARGS]...", "", "Commands:"]
+        for name in sorted(self.commands):
+            lines.append(f"  {name:<{width}}  {self.commands[name].get_short_help_str(70)}")
+        lines += [
+            "",
+            f"`{PROG} COMMAND --help` explains a command; `{PROG} --help` the whole tool; "
+            f"`{PROG} --version` says which version this is.",
+        ]
+        return "\n".join(lines) + "\n"
 
 
 def _argv() -> tuple[str, ...]:
@@ -155,7 +177,7 @@ def _selection(
             raise ScenarioError(target.origin or target.name, None, exc.message) from None
         return selection_of(built), target
     valid_bounds = [s.name for s in target.bound_specs]
-    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    bounds = parse_bounds(bound_texts, valid_bounds)
     selection = select(
         target, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
     )
@@ -180,6 +202,7 @@ def _ruleset(name: str | None) -> RuleSet:
     cls=TurnproofGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
+@click.version_option(package_name="turnproof", prog_name=PROG, message="%(prog)s %(version)s")
 def cli() -> None:
     """Formal verification of card-game turn-structure rules.
 
@@ -193,6 +216,7 @@ def cli() -> None:
       turnproof check bench
       turnproof check bench --property no-deadlock --bound turns=2
       turnproof rules magic --cite 716.1a
+      turnproof bounds magic
     """
 
 
@@ -286,13 +310,34 @@ def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class Seconds(click.ParamType):
+    """A finite, positive number of seconds: ``nan``, ``inf`` and ``1e999`` (which ``float``
+    reads as infinity) are refused, as are zero and negative numbers."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} is not a finite, positive number of seconds", param, ctx)
+        return number
+
+
 def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     """--max-states and --max-seconds, shared by the commands that explore."""
 
     def apply(fn: F) -> F:
         fn = click.option(
             "--max-seconds",
-            type=click.FloatRange(min=0, min_open=True),
+            type=Seconds(),
             default=None,
             metavar="S",
             help=seconds_help,
@@ -315,7 +360,7 @@ def _bound_option(fn: F) -> F:
         "bound_texts",
         multiple=True,
         metavar="NAME=VALUE",
-        help="Set a bound, e.g. --bound turns=2 (repeatable). See `turnproof rules` for defaults.",
+        help="Set a bound, e.g. --bound turns=2 (repeatable). `turnproof bounds` lists them with their defaults and ranges.",
     )(fn)
 
 
@@ -374,7 +419,7 @@ def _amendment_options(fn: F) -> F:
     metavar="DIR",
     help="Also write the report into DIR (created if missing): report.md, report.html, "
     "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
-    "The set appears at once; files are readable by all (0644).",
+    "The set appears at once; files get the mode the umask gives (0644 with umask 022).",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def check_command(
@@ -419,6 +464,10 @@ def check_command(
     A property may quantify over bounds itself (`turnproof properties` lists them as
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
+
+    The symbolic engine caches the invariants it infers (re-checked when read back) in the
+    per-user cache folder (~/.cache/turnproof/invariants on Linux); the environment variable
+    TURNPROOF_INVARIANT_CACHE names another folder.
     """
     started = time.perf_counter()
     selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
@@ -447,6 +496,13 @@ def check_command(
         )
     graphs: dict[tuple[str, str], StateGraph] = {}
     notes: list[str] = []
+    stopped = [r.name for r in report.results if r.reason == "interrupted"]
+    if stopped:
+        click.echo(
+            f"{PROG}: interrupted: {len(stopped)} result(s) UNKNOWN (interrupted); the "
+            "finished ones are reported",
+            err=True,
+        )
     if out is not None:
         graphs, notes = _trace_pictures(selection.model, report)
         if turns and turns[0] is None:
@@ -648,7 +704,7 @@ def consistency_command(
     """
     rs = _ruleset(ruleset)
     valid_bounds = [s.name for s in rs.bound_specs]
-    bounds = dict(parse_bound(t, valid_bounds) for t in bound_texts)
+    bounds = parse_bounds(bound_texts, valid_bounds)
     selection = select(rs, bounds=bounds, variant=variant, mutant=mutant)
     engines, _ = _choose_engines(engine)
     model = selection.model
@@ -678,7 +734,8 @@ def consistency_command(
     code = 1 if violated else 3 if (findings or not complete) else 0
     if fmt == "json":
         doc = {
-            "schema_version": 1,
+            "schema_version": json_report.SCHEMA_VERSION,
+            "command": "consistency",
             "ruleset": {**model.describe(), **selection.labels()},
             "bounds": dict(model.bounds),
             "engines": list(engines),
@@ -703,6 +760,12 @@ def consistency_command(
 
 
 # -- listings ---------------------------------------------------------------------------------
+
+
+def _show(fmt: str, as_json: Callable[[], str], as_text: Callable[[], str]) -> int:
+    """Print a listing in the format asked for; a listing always exits 0."""
+    click.echo(as_json() if fmt == "json" else as_text(), nl=False)
+    return 0
 
 
 @cli.command("rules")
@@ -767,11 +830,9 @@ def properties_command(ruleset: str | None, fmt: str) -> int:
       turnproof properties bench --format json
     """
     rs = _ruleset(ruleset)
-    if fmt == "json":
-        click.echo(json_report.render_properties_json(rs), nl=False)
-    else:
-        click.echo(text.render_properties(rs), nl=False)
-    return 0
+    return _show(
+        fmt, lambda: json_report.render_properties_json(rs), lambda: text.render_properties(rs)
+    )
 
 
 @cli.command("scenarios")
@@ -790,7 +851,7 @@ def scenarios_command(fmt: str) -> int:
     found = loader.shipped()
     if fmt == "json":
         doc = {
-            "schema_version": 1,
+            "schema_version": json_report.SCHEMA_VERSION,
             "command": "scenarios",
             "scenarios": [{"name": s.name, "title": s.title, "file": str(s.path)} for s in found],
         }
@@ -821,11 +882,30 @@ def cards_command(ruleset: str | None, fmt: str) -> int:
     if rs.setup is None:
         raise TurnproofError(f"rule set {rs.name} has no card library")
     library = rs.setup.core.library()
-    if fmt == "json":
-        click.echo(json_report.render_cards_json(rs, library), nl=False)
-    else:
-        click.echo(text.render_cards(rs, library), nl=False)
-    return 0
+    return _show(
+        fmt,
+        lambda: json_report.render_cards_json(rs, library),
+        lambda: text.render_cards(rs, library),
+    )
+
+
+@cli.command("bounds")
+@click.argument("ruleset", required=False, metavar="[RULESET]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def bounds_command(ruleset: str | None, fmt: str) -> int:
+    """List the bounds of a rule set, each with its default, its range and what it bounds,
+    and the rule set's variants with what each changes.
+
+    Set a bound with `--bound NAME=VALUE`, choose a variant with `--variant NAME`
+    (`turnproof check`, `explore`, `consistency`).
+
+    \b
+    Examples:
+      turnproof bounds magic
+      turnproof bounds bench --format json
+    """
+    rs = _ruleset(ruleset)
+    return _show(fmt, lambda: json_report.render_bounds_json(rs), lambda: text.render_bounds(rs))
 
 
 @cli.command("rulesets")
@@ -839,13 +919,22 @@ def rulesets_command(fmt: str) -> int:
       turnproof rulesets --format json
     """
     sets = builtin_rulesets()
-    if fmt == "json":
-        click.echo(json_report.render_rulesets_json(sets), nl=False)
-    else:
-        click.echo(text.render_rulesets(sets), nl=False)
-    return 0
+    return _show(
+        fmt, lambda: json_report.render_rulesets_json(sets), lambda: text.render_rulesets(sets)
+    )
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM: stop as Ctrl-C does (the finished properties are kept and reported, the worker
+    processes ended); ignored from then on, so that the report can be written."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The console script's entry point."""
-    cli.main(args=argv, prog_name=PROG)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        cli.main(args=argv, prog_name=PROG)
+    finally:
+        end_workers()  # no worker process outlives the command, whatever happened

@@ -10,9 +10,10 @@ renamed in one by one, and the ``traces`` folder is swapped whole, so that no tr
 run is left beside the new ones and nothing of the user's is touched; every file is whole at
 every moment. On error the temporary folder is removed, and so are the parents this call made.
 
-Modes: files 0644 and folders 0755, set with ``chmod`` after writing so that they do not depend
-on the umask (report files are meant to be read: by CI artefact uploaders, by a web server,
-by colleagues; nothing in them is secret).
+Modes: what the umask gives a file that ``open`` makes and a folder that ``mkdir`` makes (0644
+and 0755 under the usual umask 022), set with ``chmod`` after writing because the temporary
+files and folders are made 0600 and 0700 (report files are meant to be read: by CI artefact
+uploaders, by a web server, by colleagues; a stricter umask is the user's choice).
 """
 
 from __future__ import annotations
@@ -26,8 +27,22 @@ from pathlib import Path
 
 from turnproof.model.errors import TurnproofError
 
-FILE_MODE = 0o644
-DIR_MODE = 0o755
+
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode of a report file: what ``open`` would give it, 0644 under the usual umask."""
+    return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """The mode of a report folder: what ``mkdir`` would give it, 0755 under the usual umask."""
+    return 0o777 & ~_umask()
 
 
 class OutputError(TurnproofError):
@@ -69,11 +84,11 @@ def _stage(staging: Path, files: Mapping[str, str]) -> None:
         path = staging / name
         if not path.parent.exists():
             path.parent.mkdir(parents=True)
-            os.chmod(path.parent, DIR_MODE)
+            os.chmod(path.parent, dir_mode())
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
-        os.chmod(path, FILE_MODE)
-    os.chmod(staging, DIR_MODE)
+        os.chmod(path, file_mode())
+    os.chmod(staging, dir_mode())
 
 
 def _is_empty_dir(path: Path) -> bool:
@@ -102,7 +117,7 @@ def write_report_set(directory: Path, files: Mapping[str, str]) -> list[Path]:
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
         for made in reversed(missing[1:]):
-            os.chmod(made, DIR_MODE)
+            os.chmod(made, dir_mode())
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
         _stage(staging, files)
         if not directory.exists() or _is_empty_dir(directory):
@@ -126,14 +141,15 @@ def _remove(staging: Path | None) -> None:
 
 
 def write_file(path: Path, content: str) -> None:
-    """Write one file whole (a temporary name beside it, then a rename), mode 0644."""
+    """Write one file whole (a temporary name beside it, then a rename), with the mode the
+    umask gives (0644 usually)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(content)
-            os.chmod(tmp, FILE_MODE)
+            os.chmod(tmp, file_mode())
             os.replace(tmp, path)
         finally:
             with contextlib.suppress(FileNotFoundError):

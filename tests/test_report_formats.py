@@ -60,20 +60,30 @@ def test_markdown_and_junit_golden(tiny_out: Path, golden: Golden) -> None:
         golden(f"out_tiny/traces/{name}", (tiny_out / "traces" / name).read_text("utf-8"))
 
 
-def test_report_files_are_readable_whatever_the_umask(
-    with_tiny: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("umask", "folders", "files"), [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600)]
+)
+def test_report_files_honour_the_umask(
+    with_tiny: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    umask: int,
+    folders: int,
+    files: int,
 ) -> None:
+    """Files and folders get the modes open and mkdir would give them (not the 0600 and 0700
+    of the temporary files they are staged as)."""
     monkeypatch.chdir(tmp_path)
-    old = os.umask(0o077)
+    old = os.umask(umask)
     try:
         invoke("check", "tiny", "--out", "deep/er/out")
     finally:
         os.umask(old)
     out = tmp_path / "deep/er/out"
     for path in [out, out / "traces", tmp_path / "deep", tmp_path / "deep/er"]:
-        assert path.stat().st_mode & 0o777 == 0o755, path
+        assert path.stat().st_mode & 0o777 == folders, path
     for path in [*out.glob("*.*"), *(out / "traces").iterdir()]:
-        assert path.stat().st_mode & 0o777 == 0o644, path
+        assert path.stat().st_mode & 0o777 == files, path
     assert not [p for p in (tmp_path / "deep/er").iterdir() if p.name.startswith(".")]
 
 

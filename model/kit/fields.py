@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from turnproof.model.errors import BoundsError
 from turnproof.model.packs import Field
 from turnproof.model.schema import (
     ArrayDomain,
@@ -63,8 +64,21 @@ def hands(doc: str) -> Field:
         "hand",
         lambda b: ArrayDomain(IntRange(0, b.hand_cap), b.players),
         doc,
-        lambda b: tuple(min(b.hand0 if p == 0 else b.hand1, b.hand_cap) for p in range(b.players)),
+        opening_hands,
     )
+
+
+def opening_hands(b: Any) -> tuple[int, ...]:
+    """Each player's opening hand: ``hand0`` for the first, ``hand1`` for the others. An
+    opening hand larger than ``hand_cap`` is a :class:`BoundsError`, not a hand cut down to
+    fit: the bounds the report names must be the ones explored."""
+    for name in ("hand0", "hand1"):
+        if b[name] > b.hand_cap:
+            raise BoundsError(
+                f"bound {name}={b[name]} does not fit in hand_cap={b.hand_cap}: an opening hand "
+                f"holds at most hand_cap cards (lower {name} or raise hand_cap)"
+            )
+    return tuple(b.hand0 if p == 0 else b.hand1 for p in range(b.players))
 
 
 def counts(name: str, bound: str, doc: str, ends: str = "") -> Field:
