@@ -129,3 +129,70 @@ def test_every_card_mutant_is_caught(card: str, mutant: str) -> None:
         else:
             assert r.verdict is Verdict.VIOLATED
             assert r.trace is not None and all(s.rule.startswith("MTG ") for s in r.trace.steps)
+
+
+# -- the start key `controls` ------------------------------------------------------------------
+
+CONTROLLED = """format = 1
+title = "controlled"
+game = "magic"
+sources = ["test"]
+players = 2
+
+[[card]]
+name = "Mindslaver"
+controller = 0
+
+[bounds]
+turns = 2
+actions = 0
+
+[start]
+turn = 1
+step = "MAIN1"
+stage = "priority"
+controls = [{CONTROLS}]
+
+[start.fields]
+mindslaver = [false, false]
+
+[[property]]
+name = "controlled-now"
+description = "player 0 controls player 1's turn from the start"
+always = "controller == 0"
+when = "turn == 1"
+"""
+
+
+def _write(tmp_path, controls: str):  # type: ignore[no-untyped-def]
+    path = tmp_path / "controlled.toml"
+    path.write_text(CONTROLLED.replace("{CONTROLS}", controls))
+    return path
+
+
+def test_a_scenario_starts_in_a_controlled_turn(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    built = loader.load(_write(tmp_path, "{player = 1, by = 0, now = true}")).build()
+    (start,) = built.model.initial_states()
+    assert start.ctrl_now == 1
+    (r,) = check_properties(built.model, list(built.properties))
+    assert r.verdict is Verdict.EXHAUSTIVE and not r.vacuous
+
+
+@pytest.mark.parametrize(
+    ("controls", "message"),
+    [
+        ("{player = 2, by = 0}", "controlled.toml:19: player 2 does not exist; players are 0..1"),
+        ("{player = 0, by = 1, now = true}", "only the turn being played can be controlled now"),
+        (
+            "{player = 1, by = 0, who = 1}",
+            "unknown key of a control entry 'who'; valid choices: by, now, player",
+        ),
+        ("{player = 1}", "a control entry needs 'by'"),
+    ],
+)
+def test_a_control_entry_that_cannot_be_is_refused(tmp_path, controls: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    from turnproof.model.errors import ScenarioError
+
+    with pytest.raises(ScenarioError) as info:
+        loader.load(_write(tmp_path, controls)).build()
+    assert message in str(info.value)

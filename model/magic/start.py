@@ -21,7 +21,11 @@ KEYS = {
     "priority": "who has priority (default: the active player)",
     "stack": "the stack, bottom first: objects that name their card or kind, and n",
     "waiting": "triggers waiting to go on the stack (only at 'begin': 117.5)",
+    "controls": "control of turns (723): [{player = P, by = Q}] waits for P's next turn; with "
+    "now = true, Q controls the turn being played (P must be its active player)",
 }
+#: The keys of one entry of ``controls``.
+CONTROL_KEYS = ("player", "by", "now")
 ITEMS = ("stack", "waiting")
 
 
@@ -77,6 +81,54 @@ def start(spec: sc.StartSpec, model: Model, made: dict[str, Any]) -> dict[str, A
             "nothing waits while a player has priority: waiting triggers go on the stack before "
             "anyone receives priority (117.5); start at stage 'begin', or put them on the stack",
         )
+    changes.update(_controls(spec.get("controls", ()), model, at + ("controls",), made, first))
+    return changes
+
+
+def _controls(value: Any, model: Model, at: sc.Path, made: dict[str, Any], first: Any) -> Any:
+    """The field changes of ``controls``: who controls a turn now (``ctrl_now``) and the
+    effects waiting for players' next turns (``ctrl_next``; of two on one player, the later
+    entry is the effect created last and wins, 723.1a)."""
+    if not value:
+        return {}
+    b = model.bounds
+    entries = value if isinstance(value, tuple) else (value,)
+    ctrl_next = list(first.ctrl_next)
+    changes: dict[str, Any] = {}
+    for i, entry in enumerate(entries):
+        where = at + (i,)
+        if not isinstance(entry, tuple) or not all(
+            isinstance(kv, tuple) and len(kv) == 2 and isinstance(kv[0], str) for kv in entry
+        ):
+            raise sc.SpecError(where, f"expected a table {{player = P, by = Q}}, got {entry!r}")
+        d = dict(entry)
+        for key in d:
+            if key not in CONTROL_KEYS:
+                raise sc.unknown(where + (key,), "key of a control entry", key, CONTROL_KEYS)
+        for key in ("player", "by"):
+            if key not in d:
+                raise sc.SpecError(where, f"a control entry needs '{key}' (a player number)")
+        player = sc.player_value(d["player"], model, where + ("player",))
+        by = sc.player_value(d["by"], model, where + ("by",))
+        now = d.get("now", False)
+        if not isinstance(now, bool):
+            raise sc.SpecError(where + ("now",), f"expected true or false, got {now!r}")
+        if now:
+            active = made.get("turn", first.turn) % b.players
+            if player != active:
+                raise sc.SpecError(
+                    where + ("player",),
+                    f"only the turn being played can be controlled now: its active player is "
+                    f"{active}, not {player}; without now = true the control waits for player "
+                    f"{player}'s next turn",
+                )
+            if "ctrl_now" in changes:
+                raise sc.SpecError(where, "one turn being played has one controller (723.1a)")
+            changes["ctrl_now"] = by + 1
+        else:
+            ctrl_next[player] = by + 1
+    if tuple(ctrl_next) != tuple(first.ctrl_next):
+        changes["ctrl_next"] = tuple(ctrl_next)
     return changes
 
 
