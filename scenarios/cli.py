@@ -666,10 +666,10 @@ def explore_command(
 @click.option(
     "--engine",
     type=click.Choice(ENGINE_CHOICES),
-    default="explicit",
+    default="both",
     show_default=True,
     help="explicit: every inconsistency within the bounds; symbolic: Z3 on the transition "
-    "relation (at most one finding per check); both.",
+    "relation (at most one finding per check); both (as check does).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @_limit_options(
@@ -677,6 +677,14 @@ def explore_command(
     "Time budget: for the exploration, and for each symbolic check.",
 )
 @_amendment_options
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Also write the findings into DIR, all at once: consistency.txt and consistency.json "
+    "(DIR is checked before the run).",
+)
+@click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def consistency_command(
     ruleset: str | None,
     bound_texts: tuple[str, ...],
@@ -687,6 +695,8 @@ def consistency_command(
     max_seconds: float | None,
     mutant: str | None,
     variant: str | None,
+    out: Path | None,
+    no_progress: bool,
 ) -> int:
     """List every inconsistency of a rule set: reachable states where no rule applies (a
     deadlock) and states where two automatic rules claim the next step, each with the rules
@@ -710,41 +720,68 @@ def consistency_command(
     model = selection.model
     if for_all:
         check_open_bounds(model, for_all, engines)
+    if out is not None:
+        check_out_dir(out)  # before the run: a folder that cannot be made fails fast
     findings: list[Finding] = []
     complete = True
     notes: list[str] = []
-    if "explicit" in engines:
-        ex = explore(model, limits=Limits(max_states=max_states, max_seconds=max_seconds))
-        findings.extend(find_inconsistencies(ex))
-        complete = ex.complete
-        notes.append(
-            f"explicit: {ex.states:,} states"
-            + ("" if ex.complete else f", incomplete ({ex.stop_reason})")
-        )
-    if "symbolic" in engines:
-        from turnproof.checks.consistency import check_consistency
+    show_progress = not no_progress and fmt == "text" and sys.stderr.isatty()
+    with _progress_bar(show_progress) as (progress, on_engine):
+        if "explicit" in engines:
+            if on_engine is not None:
+                on_engine("explicit")
+            limits = Limits(max_states=max_states, max_seconds=max_seconds)
+            ex = explore(model, limits=limits, progress=progress)
+            findings.extend(find_inconsistencies(ex))
+            complete = ex.complete
+            notes.append(
+                f"explicit: {ex.states:,} states"
+                + ("" if ex.complete else f", incomplete ({ex.stop_reason})")
+            )
+        if "symbolic" in engines:
+            from turnproof.checks.consistency import check_consistency
 
-        found = check_consistency(model, timeout_s=max_seconds or 60.0, open_bounds=for_all)
-        findings.extend(found)
-        scope = f" for every value of {', '.join(for_all)}" if for_all else ""
-        notes.append(
-            "symbolic: " + (f"{len(found)} finding(s)" if found else f"both checks proved{scope}")
-        )
+            if on_engine is not None:
+                on_engine("symbolic")
+            found = check_consistency(model, timeout_s=max_seconds or 60.0, open_bounds=for_all)
+            findings.extend(found)
+            scope = f" for every value of {', '.join(for_all)}" if for_all else ""
+            notes.append(
+                "symbolic: "
+                + (f"{len(found)} finding(s)" if found else f"both checks proved{scope}")
+            )
     violated = [f for f in findings if f.status == "violated"]
     code = 1 if violated else 3 if (findings or not complete) else 0
-    if fmt == "json":
-        doc = {
-            "schema_version": json_report.SCHEMA_VERSION,
-            "command": "consistency",
-            "ruleset": {**model.describe(), **selection.labels()},
-            "bounds": dict(model.bounds),
-            "engines": list(engines),
-            "complete": complete,
-            "findings": [json_report.finding_json(f) for f in findings],
-            "exit_code": code,
-        }
-        click.echo(json.dumps(doc, indent=2, sort_keys=True))
-        return code
+    doc = {
+        "schema_version": json_report.SCHEMA_VERSION,
+        "command": "consistency",
+        "ruleset": {**model.describe(), **selection.labels()},
+        "bounds": dict(model.bounds),
+        "engines": list(engines),
+        "complete": complete,
+        "findings": [json_report.finding_json(f) for f in findings],
+        "exit_code": code,
+    }
+    head = model.describe()
+    lines = [f"{PROG} consistency: rule set {head['name']}, version {head['version']}"]
+    lines.append("; ".join(notes))
+    if not findings:
+        lines.append("no inconsistency found" + ("" if complete else " in the explored part"))
+    for n, f in enumerate(findings, 1):
+        lines.append(f"\n{n}. {f.check}: {f.status}: {f.message}")
+        lines.extend(f"   rule: {r}" for r in f.rules)
+        if f.trace is not None:
+            lines.append(text.render_trace(f.trace))
+    as_json = json.dumps(doc, indent=2, sort_keys=True)
+    as_text = "\n".join(lines)
+    click.echo(as_json if fmt == "json" else as_text)
+    if out is not None:
+        written = write_report_set(
+            out, {"consistency.txt": as_text + "\n", "consistency.json": as_json + "\n"}
+        )
+        for path in written:
+            click.echo(f"{PROG}: wrote {path}", err=True)
+    return code
     head = model.describe()
     click.echo(f"{PROG} consistency: rule set {head['name']}, version {head['version']}")
     click.echo("; ".join(notes))

@@ -177,5 +177,7 @@ def test_consistency_with_open_bounds() -> None:
         cli, ["consistency", "bench", "--engine", "symbolic", "--for-all", "turns"]
     )
     assert "with turns=3 (bounds the symbolic engine left open)" in text_out.output
-    refused = runner.invoke(cli, ["consistency", "bench", "--for-all", "turns"])
+    refused = runner.invoke(
+        cli, ["consistency", "bench", "--engine", "explicit", "--for-all", "turns"]
+    )
     assert refused.exit_code == 2 and "only the symbolic engine" in refused.output
