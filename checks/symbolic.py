@@ -803,8 +803,10 @@ def why_not_openable(enc: Encoding) -> str:
         for a in model.actions:
             what = f"rule {a.rule.citation} {a.label}"
             apply_action(a, enc.state(0), b)
-    except (z3.Z3Exception, TypeError) as exc:
-        return f"{what} needs its value as a number ({exc})"
+    except (z3.Z3Exception, TypeError):
+        # The solver's or Python's own words (a symbolic value cast to a Boolean, an integer
+        # expected) say nothing to the user: where the number is needed does.
+        return f"{what} needs its value as a number"
     return ""
 
 

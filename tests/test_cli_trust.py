@@ -318,3 +318,22 @@ def test_invariant_cache_is_per_user_and_overridable(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv(invariants.CACHE_ENV, "/somewhere/else")
     assert invariants.cache_dir() == "/somewhere/else"
     assert "TURNPROOF_INVARIANT_CACHE" in invoke("check", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    ("bound", "where"),
+    [
+        ("players", "the schema needs its value as a number"),
+        ("hand0", "the initial states needs its value as a number"),
+        (
+            "waiting",
+            "the rule instances of MTG 603.3b stack_trigger (parameter i) needs its value as a number",
+        ),
+    ],
+)
+def test_a_bound_that_cannot_be_open_says_where_not_what_the_solver_said(
+    bound: str, where: str
+) -> None:
+    result = invoke("check", "magic", "--engine", "symbolic", "--for-all", bound)
+    assert_bad_input(result, f"bound {bound} cannot be left open: {where}; bounds that can be")
+    assert "Symbolic expressions" not in result.stderr and "ArithRef" not in result.stderr
