@@ -4,6 +4,7 @@ rules-change variant, and the scenario file's Saga errors."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,14 @@ def test_a_read_ahead_choice_fixes_the_choice_and_a_bad_one_exits_2(tmp_path: Pa
     result = CliRunner().invoke(cli.cli, ["check", str(bad)])
     assert result.exit_code == 2 and result.stdout == ""
     assert "bad.toml:9:" in result.stderr and "valid choices: 1, 2, 3" in result.stderr
+
+
+def test_the_format_saga_example_builds() -> None:
+    fmt = (Path(__file__).resolve().parent.parent / "scenarios" / "FORMAT.md").read_text()
+    block = re.findall(r"```toml\n(.*?)```", fmt, re.S)[2]
+    text = 'format = 1\ntitle = "sagas"\ngame = "magic"\n' + block
+    built = loader.loads(text, "FORMAT.md").build()
+    assert built.model.bounds["kiora_lore"] == 2 and built.model.bounds["foretold_choice"] == 2
+    start = built.model.initial_states()[0]
+    assert start.kiora_on and start.kiora_lore == 2
+    assert start.foretold_hand and not start.foretold_on
