@@ -562,7 +562,7 @@ def draw_step(s: MtgState, x: Any, b: Bounds) -> Any:
     when={"stage": Stage.BEGIN},
 )
 def plain_step_begins(s: MtgState, x: Any, b: Bounds) -> Any:
-    plain = (Step.MAIN1, Step.BEGIN_COMBAT, Step.END_COMBAT, Step.MAIN2)
+    plain: tuple[Step, ...] = (Step.MAIN1, Step.BEGIN_COMBAT, Step.END_COMBAT, Step.MAIN2)
     if hooks(b, "precombat_main"):  # 714.3b gives the first main phase a turn-based action
         plain = plain[1:]
     x.require(is_one_of(x, s.step, *plain))
