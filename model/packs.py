@@ -111,7 +111,8 @@ class Pack:
     ``fn(s, x, b, *, me) -> state``; ``cast`` maps a kind to the condition under which a player
     who holds it may cast it, ``fn(s, x, b, p) -> Term`` (or ``None``: whenever they could cast
     an instant). ``zones`` are the zones a scenario may put the card in; ``counters`` maps a
-    counter a scenario may put on it to the bound that counter sets. ``abstract`` marks a stand-in
+    counter a scenario may put on it to the bound that counter sets (``choices``, likewise, what
+    a scenario may choose for it). ``abstract`` marks a stand-in
     for a pattern of real cards rather than a printed card.
     """
 
@@ -140,6 +141,10 @@ class Pack:
     resolves_itself: tuple[str, ...] = ()
     zones: tuple[str, ...] = ("battlefield",)
     counters: Mapping[str, str] = field(default_factory=dict)
+    #: What a scenario's ``[[card]]`` may choose for the card besides its counters (a Saga's
+    #: ``read_ahead``), each to the bound it sets: a choice is 1 to the bound's highest value
+    #: (the bound's 0 leaves it to the player).
+    choices: Mapping[str, str] = field(default_factory=dict)
     abstract: bool = False
     sources: tuple[str, ...] = ()
     #: What the card does that properties may ask about ("ends the turn"), and whether each
@@ -402,15 +407,22 @@ class Setup:
 
     def derive_hook(self, a: DeriveHook) -> Setup:
         """This setup with one card's contribution to one hook derived (see
-        :class:`~turnproof.model.rules.DeriveHook`)."""
-        card = self.card(a.card)
-        fn = card.pack.hooks.get(a.hook)
-        if fn is None:
-            raise UnknownNameError("hook", a.hook, card.pack.hooks, where=f"card {card.name}")
-        before = partial(fn, me=card)
-        after = partial(fn, me=card, **dict(a.clauses))
+        :class:`~turnproof.model.rules.DeriveHook`); ``tag:NAME`` for the card derives that of
+        every card in play whose pack carries the tag (every Saga's, ``tag:saga``)."""
+        if a.card.startswith("tag:"):  # every card in play with the tag
+            cards = self.tagged(a.card[len("tag:") :])
+            if not cards:
+                raise UnknownNameError("tagged card in play", a.card, [c.name for c in self.cards])
+        else:
+            cards = [self.card(a.card)]
         hooks = dict(self.hooks)
-        hooks[a.hook] = tuple(after if _same(f, before) else f for f in hooks[a.hook])
+        for card in cards:
+            fn = card.pack.hooks.get(a.hook)
+            if fn is None:
+                raise UnknownNameError("hook", a.hook, card.pack.hooks, where=f"card {card.name}")
+            before = partial(fn, me=card)
+            after = partial(fn, me=card, **dict(a.clauses))
+            hooks[a.hook] = tuple(after if _same(f, before) else f for f in hooks[a.hook])
         return replace(self, hooks=hooks, derived=self.derived + (a,))
 
 

@@ -349,7 +349,8 @@ def derive(
 @dataclass(frozen=True)
 class DeriveHook:
     """Change clauses of what a card contributes to one of its game's hooks: the card (by its
-    key or name), the hook, and the keyword values to bind (``simultaneous=False``)."""
+    key or name, or ``tag:NAME``: every card in play with that tag), the hook, and the keyword
+    values to bind (``simultaneous=False``)."""
 
     card: str
     hook: str

@@ -88,12 +88,14 @@ def _elsewhere(name: str, game: str) -> str:
 @dataclass(frozen=True)
 class CardSpec:
     """A card in play: by name (or key), its controller (``None``: each player has one), its
-    zone, and the counters on it (each sets the bound the card declares for it)."""
+    zone, the counters on it and what is chosen for it (a Saga's ``read_ahead``): each sets the
+    bound the card declares for it."""
 
     name: str
     controller: int | None = None
     zone: str = ""
     counters: tuple[tuple[str, int], ...] = ()
+    choices: tuple[tuple[str, int], ...] = ()
     at: Path = ()
 
 
@@ -295,7 +297,19 @@ def _build(sc: Scenario) -> Built:
                         f"{did_you_mean(counter, valid)}; valid counters for it: "
                         f"{choices_text(valid)}",
                     )
-                counter_bounds[pack.counters[counter]] = (value, at + ("counters", counter))
+                where = at + ("counters", counter)
+                _in_bound_range(pack, pack.counters[counter], value, where, f"{counter} counters")
+                counter_bounds[pack.counters[counter]] = (value, where)
+            for key, value in c.choices:
+                if key not in pack.choices:
+                    with_it = [p.name for p in library.values() if key in p.choices]
+                    raise SpecError(
+                        at + (key,),
+                        f"{pack.name} has no {key.replace('_', ' ')}; cards that have it: "
+                        f"{choices_text(with_it)}",
+                    )
+                _in_bound_range(pack, pack.choices[key], value, at + (key,), key, least=1)
+                counter_bounds[pack.choices[key]] = (value, at + (key,))
             chosen.append(Card(pack, c.controller, c.zone))
         try:
             ruleset = compose(base.setup.core, chosen)
@@ -361,6 +375,20 @@ def _build(sc: Scenario) -> Built:
         cards=model.ruleset.card_names(),
         mutant=mutant,
     )
+
+
+def _in_bound_range(pack: Any, bound: str, value: int, at: Path, what: str, least: int = 0) -> None:
+    """A card's counters or choice ``value`` is within the range of the bound it sets (from
+    ``least`` up, for a choice)."""
+    spec = next((sp for sp in pack.bounds if sp.name == bound), None)
+    if spec is None:  # a bound of the core: the model checks it
+        return
+    lo = max(spec.lo, least)
+    if not lo <= value <= spec.hi:
+        valid = ", ".join(str(v) for v in range(lo, spec.hi + 1))
+        raise SpecError(
+            at, f"{pack.name}: {what} {value} is out of range; valid choices: {valid} ({spec.doc})"
+        )
 
 
 def _known(library: Mapping[str, Any], name: str) -> bool:

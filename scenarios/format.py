@@ -23,6 +23,7 @@ class CardEntry(_Strict):
     controller: StrictInt | Literal["each"] = "each"
     zone: StrictStr | None = None
     counters: dict[StrictStr, StrictInt] = Field(default_factory=dict)
+    read_ahead: StrictInt | None = None
 
 
 class ItemEntry(_Strict):

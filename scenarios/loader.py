@@ -215,6 +215,7 @@ def _scenario(doc: fmt.ScenarioFile, name: str, origin: str) -> Scenario:
             controller=None if c.controller == "each" else c.controller,
             zone=c.zone or "",
             counters=tuple(sorted(c.counters.items())),
+            choices=(("read_ahead", c.read_ahead),) if c.read_ahead is not None else (),
             at=("card", i),
         )
         for i, c in enumerate(doc.card)

@@ -63,6 +63,7 @@ CORE = Core.of(
     library=lambda: LIBRARY,
     decided_by=core.decided_by,
     optional_rules=core.OPTIONAL_RULES,
+    kind_traits=core.TRAITS,
     start=start.START,
     names={
         "active": ("the active player", lambda s, x, b: core.active(s, b)),

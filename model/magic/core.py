@@ -25,7 +25,11 @@ What the core models, with the rules each part follows:
   of turn" and "this turn" effects, 514.3/514.3a (priority only if an SBA or a trigger happened,
   and then another cleanup step);
 * ending the turn (724.1a-f), including during cleanup (a new cleanup step), and ending the
-  combat phase (724.2).
+  combat phase (724.2);
+* where a Saga is in play, the precombat main phase's turn-based action (714.3b: a lore
+  counter on each Saga its controller controls that has chapter abilities); the Sagas
+  themselves (their chapters, 714.2b, and their sacrifice, 704.5s) are card packs made by
+  ``model/magic/sagas.py``.
 
 Everything a card does is its pack's (``model/magic/cards/``): the core calls the cards through
 hooks (:data:`HOOKS`) and resets their fields by duration (:data:`DURATIONS`).
@@ -183,6 +187,11 @@ HOOKS = {
     "cleanup": "514.2, with the end of the card's 'until end of turn' fields: keyword t; returns t",
     "turn_begins": "the turn numbered nxt would begin: keyword nxt; returns (state, number of the "
     "turn that actually begins), for a turn that is skipped (500.11)",
+    "precombat_main": "player p's precombat main phase begins (714.3b, a turn-based action): "
+    "keyword p; returns the state (a Saga's lore counter, its chapters trigger)",
+    "lore": "lore counters are put on Sagas (714.2b): keywords chosen (a Saga's key to the "
+    "condition under which it gets them), count, entering (as it enters, 714.3a); returns the "
+    "state (the chapters whose number the count crosses trigger)",
 }
 
 #: The durations a card's field can have, and the rule that ends them.
@@ -298,6 +307,9 @@ FIELDS = (
 )
 
 KINDS = (KindSpec("NONE", "no object"),)
+
+#: What the core lets a card say about its kinds (``KindSpec.traits``).
+TRAITS = {"triggered": "a triggered ability (603), which Stifle can counter (a Saga's chapter)"}
 
 BOUNDS = (
     BoundSpec("players", 2, 2, 4, "number of players"),
@@ -550,9 +562,32 @@ def draw_step(s: MtgState, x: Any, b: Bounds) -> Any:
     when={"stage": Stage.BEGIN},
 )
 def plain_step_begins(s: MtgState, x: Any, b: Bounds) -> Any:
-    plain = (Step.MAIN1, Step.BEGIN_COMBAT, Step.END_COMBAT, Step.MAIN2)
+    plain: tuple[Step, ...] = (Step.MAIN1, Step.BEGIN_COMBAT, Step.END_COMBAT, Step.MAIN2)
+    if hooks(b, "precombat_main"):  # 714.3b gives the first main phase a turn-based action
+        plain = plain[1:]
     x.require(is_one_of(x, s.step, *plain))
     return to_check(one_of_steps_begins(s, x, b, plain), x, b)
+
+
+@rule(
+    "MTG 714.3b",
+    "the precombat main phase begins (505.1a: only the first main phase of a turn is "
+    "precombat): as a turn-based action, the active player puts a lore counter on each Saga "
+    "they control with chapter abilities; the chapters it crosses trigger and wait (603.3)",
+    kind=Kind.TURN_BASED,
+    when={"stage": Stage.BEGIN},
+)
+def precombat_main(s: MtgState, x: Any, b: Bounds) -> Any:
+    x.require(s.step == Step.MAIN1)
+    s = step_begins(s, x, b, Step.MAIN1)
+    for f in hooks(b, "precombat_main"):
+        s = f(s, x, b, p=active(s, b))
+    return to_check(s, x, b)
+
+
+def _has_sagas(setup: Any) -> bool:
+    """Some card in play takes part in the precombat main phase's turn-based action (714.3b)."""
+    return bool(setup.hooks["precombat_main"])
 
 
 def defender(s: MtgState, b: Bounds) -> Term:
@@ -711,7 +746,7 @@ def cleanup_damage(
     "MTG 704.3",
     "state-based actions, all at once: creatures with lethal damage or no toughness die "
     "(704.5f, 704.5g), +1/+1 and -1/-1 counters annihilate (704.5q), copies out of the stack "
-    "cease to exist (704.5e), and the cards' own (704.5i, ...)",
+    "cease to exist (704.5e), and the cards' own (704.5i, a Saga's 704.5s, ...)",
     kind=Kind.STATE_BASED,
     when={"stage": (Stage.CHECK, Stage.PROC_C)},
 )
@@ -994,8 +1029,9 @@ def _controls_turns(setup: Any) -> bool:
 
 
 #: Core rules that only apply with some cards in play: conceding is offered where a player can
-#: control another's turn (where 723.6 says something).
-OPTIONAL_RULES = {"concede": _controls_turns}
+#: control another's turn (where 723.6 says something); the precombat main phase has a
+#: turn-based action of its own where a Saga is in play (714.3b).
+OPTIONAL_RULES = {"concede": _controls_turns, "precombat_main": _has_sagas}
 
 
 # -- resolution (608) --------------------------------------------------------------------------
@@ -1169,6 +1205,7 @@ RULES = (
     upkeep,
     draw_step,
     plain_step_begins,
+    precombat_main,
     declare_attackers,
     declare_blockers,
     combat_damage,

@@ -12,13 +12,36 @@ from typing import Any
 from turnproof.model.magic import core
 from turnproof.model.magic.core import Stage
 from turnproof.model.properties import Mutant
-from turnproof.model.rules import Amendment, Remove, Replace
+from turnproof.model.rules import Amendment, DeriveHook, Remove, Replace
 
 
 def _derived(rule_name: str, summary: str, **clauses: Any) -> Replace:
     base = next(r for r in core.RULES if r.name == rule_name)
     return Replace(rule_name, base.derive(f"MUTANT: {summary}", **clauses))
 
+
+def _every_saga(
+    hook_names: tuple[str, ...], summary: str, **clauses: Any
+) -> tuple[DeriveHook, ...]:
+    """Every Saga's contribution to each of ``hook_names`` with ``clauses`` bound."""
+    bound = tuple(clauses.items())
+    return tuple(DeriveHook("tag:saga", h, bound, f"MUTANT: {summary}") for h in hook_names)
+
+
+#: The Saga's sacrifice (714.4, 704.5s): the condition and the action, changed together.
+SACRIFICE = ("sba_applies", "sba")
+
+#: The 2025 rules change on Sagas without chapter abilities, undone: they get a lore counter as
+#: their controller's precombat main phase begins and are sacrificed (final chapter 0).
+BEFORE_2025 = tuple(
+    DeriveHook(
+        "tag:saga",
+        h,
+        (("edition", "before-2025"),),
+        "VARIANT: a Saga without chapter abilities is sacrificed and gets lore counters",
+    )
+    for h in (*SACRIFICE, "precombat_main")
+)
 
 NO_SECOND_CLEANUP = core.pass_end_step.derive(
     "VARIANT: after a cleanup step with priority the turn ends at once (514.3a removed)",
@@ -190,8 +213,44 @@ MUTANTS = (
         ("controlled-player-stays-active",),
         cards=(("mindslaver", None),),
     ),
+    Mutant(
+        "saga-sacrificed-on-trigger",
+        "a Saga is sacrificed as soon as its lore reaches its final chapter, even while that "
+        "chapter ability waits or is on the stack (XMage issue #5013)",
+        _every_saga(SACRIFICE, "the sacrifice does not wait for the chapters", waits=False),
+        ("saga-waits-for-its-chapters",),
+        bounds={"chron_lore": 2},
+        cards=(("chronicle", 0),),
+    ),
+    Mutant(
+        "saga-sacrificed-above-final",
+        "a Saga is sacrificed only once its lore is above its final chapter number, not at it",
+        _every_saga(SACRIFICE, "lore must exceed the final chapter number", at_least=False),
+        ("saga-sacrificed-when-done",),
+        bounds={"chron_lore": 2},
+        cards=(("chronicle", 0),),
+    ),
+    Mutant(
+        "chapter-at-every-placement",
+        "a chapter ability triggers at every placement of lore counters once the count is at "
+        "least its number, not only when the count crosses it",
+        _every_saga(("lore",), "chapters trigger at every placement past them", every=True),
+        ("chapter-triggers-once-per-crossing",),
+        cards=(("chronicle", 0),),
+    ),
+    Mutant(
+        "abilityless-saga-sacrificed",
+        "a Saga with no chapter abilities is sacrificed, its final chapter number being 0 (the "
+        "rule before 2025, where the 2025 rules apply)",
+        BEFORE_2025[:2],
+        ("saga-without-chapters-never-sacrificed",),
+        cards=(("blank-saga", 0),),
+    ),
 )
 
 VARIANTS: dict[str, tuple[Amendment, ...]] = {
     "no-second-cleanup": (Replace("pass_end_step", NO_SECOND_CLEANUP),),
+    # The Saga rules before the mid-2025 update (XMage PR #13728): a Saga with no chapter
+    # abilities gets lore counters (714.3b) and is sacrificed (714.4); only with a Saga in play.
+    "sagas-before-2025": BEFORE_2025,
 }

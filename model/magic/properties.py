@@ -12,6 +12,7 @@ from typing import Any
 
 from turnproof.model.kit.players import is_one_of, turn_order_rank
 from turnproof.model.magic.core import COMBAT_STEPS, MtgState, Proc, Stage, Step, active
+from turnproof.model.magic.sagas import chapter_pending, is_chapter_of, sagas
 from turnproof.model.packs import resolution_name
 from turnproof.model.properties import (
     Monitor,
@@ -405,6 +406,143 @@ CONTROL_PROPERTIES = (
 )
 
 
+# -- Sagas (714) --------------------------------------------------------------------------------
+
+
+def _with_chapters(b: Bounds) -> list[Any]:
+    return [spec for _, spec in sagas(b) if spec.chapters]
+
+
+def _sba_check(s: MtgState, x: Any) -> Term:
+    """State-based actions are checked next: a player would receive priority (117.5, 704.3),
+    or an ending process performs them (724.1c, 724.2c)."""
+    return is_one_of(x, s.stage, Stage.CHECK, Stage.PROC_C)
+
+
+def _waits_and_done(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(
+        *(
+            x.And(spec.on(s), spec.lore(s) >= spec.final, chapter_pending(s, x, b, spec))
+            for spec in _with_chapters(b)
+        )
+    )
+
+
+def _saga_waits(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(
+        *(
+            x.Implies(x.And(spec.on(s), x.Not(spec.on(t))), x.Not(chapter_pending(s, x, b, spec)))
+            for spec in _with_chapters(b)
+        )
+    )
+
+
+def _saga_finished(s: MtgState, x: Any, b: Bounds, spec: Any) -> Term:
+    return x.And(
+        _sba_check(s, x),
+        spec.on(s),
+        spec.lore(s) >= spec.final,
+        x.Not(chapter_pending(s, x, b, spec)),
+    )
+
+
+def _some_saga_finished(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(*(_saga_finished(s, x, b, spec) for spec in _with_chapters(b)))
+
+
+def _saga_goes(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(
+        *(x.Implies(_saga_finished(s, x, b, spec), x.Not(spec.on(t))) for spec in _with_chapters(b))
+    )
+
+
+def _once_per_crossing(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A transition adds a trigger of chapter n of a Saga only if it takes the Saga's lore count
+    from below n to at least n (a Saga off the battlefield has none), and adds one at most."""
+    claims = []
+    for _, spec in sagas(b):
+        for ch, kind in zip(spec.chapters, spec.chapter_kinds(b), strict=True):
+            ks = (kind,)
+            added = x.seq_count(
+                t.pending, lambda it, ks=ks: is_chapter_of(x, it, ks)
+            ) - x.seq_count(s.pending, lambda it, ks=ks: is_chapter_of(x, it, ks))
+            crossed = x.And(spec.lore(s) < ch.n, spec.lore(t) >= ch.n)
+            claims.append(x.Implies(added > 0, x.And(added == 1, crossed)))
+    return x.And(*claims)
+
+
+def _chapter_placed(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    """Some Saga with chapters is on the battlefield with a lore counter (placements follow)."""
+    return x.Or(*(x.And(spec.on(s), spec.lore(s) > 0) for spec in _with_chapters(b)))
+
+
+def _without_chapters(b: Bounds) -> list[Any]:
+    return [spec for _, spec in sagas(b) if not spec.chapters]
+
+
+def _abilityless_on(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(*(spec.on(s) for spec in _without_chapters(b)))
+
+
+def _abilityless_stays(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(*(x.Implies(spec.on(s), spec.on(t)) for spec in _without_chapters(b)))
+
+
+def _sagas_with_chapters(setup: Any) -> bool:
+    return any(c.pack.declares["saga"].chapters for c in setup.tagged("saga"))
+
+
+def _sagas_without_chapters(setup: Any) -> bool:
+    return any(not c.pack.declares["saga"].chapters for c in setup.tagged("saga"))
+
+
+SAGA_PROPERTIES = (
+    step(
+        "saga-waits-for-its-chapters",
+        "a Saga is never sacrificed while one of its chapter abilities has triggered and not "
+        "yet left the stack: waiting to be put on the stack, on it, or resolving",
+        _saga_waits,
+        antecedent=_waits_and_done,
+        citations=("MTG 714.4", "MTG 704.5s"),
+        for_all=FOR_ALL,
+        applies_to=_sagas_with_chapters,
+    ),
+    step(
+        "saga-sacrificed-when-done",
+        "a Saga with lore counters at least its final chapter number and no chapter ability "
+        "of it pending is sacrificed as state-based actions are next checked: when a player "
+        "would receive priority (117.5) or an ending process checks them (724.1c), the next "
+        "transition removes it",
+        _saga_goes,
+        antecedent=_some_saga_finished,
+        citations=("MTG 714.4", "MTG 704.5s", "MTG 704.3"),
+        for_all=FOR_ALL,
+        applies_to=_sagas_with_chapters,
+    ),
+    step(
+        "chapter-triggers-once-per-crossing",
+        "a chapter ability triggers only on a placement of lore counters that takes the count "
+        "from below its number to at least it, and once per such crossing (a read-ahead Saga's "
+        "skipped chapters don't trigger at all)",
+        _once_per_crossing,
+        antecedent=_chapter_placed,
+        citations=("MTG 714.2b", "MTG 702.155a"),
+        for_all=FOR_ALL,
+        applies_to=_sagas_with_chapters,
+    ),
+    step(
+        "saga-without-chapters-never-sacrificed",
+        "a Saga with no chapter abilities is never sacrificed (the 2025 rules: 714.4 needs a "
+        "chapter ability)",
+        _abilityless_stays,
+        antecedent=_abilityless_on,
+        citations=("MTG 714.4", "MTG 704.5s", "MTG 714.3b"),
+        for_all=FOR_ALL,
+        applies_to=_sagas_without_chapters,
+    ),
+)
+
+
 PROPERTIES = (
     terminates(
         "end-the-turn-terminates",
@@ -544,4 +682,5 @@ PROPERTIES = (
         applies_to=lambda setup: _ends_turn(setup) and bool(setup.ending["cleanup"]),
     ),
     *CONTROL_PROPERTIES,
+    *SAGA_PROPERTIES,
 )
