@@ -410,9 +410,14 @@ class Setup:
         :class:`~turnproof.model.rules.DeriveHook`); ``tag:NAME`` for the card derives that of
         every card in play whose pack carries the tag (every Saga's, ``tag:saga``)."""
         if a.card.startswith("tag:"):  # every card in play with the tag
-            cards = self.tagged(a.card[len("tag:") :])
+            tag = a.card[len("tag:") :]
+            cards = self.tagged(tag)
             if not cards:
-                raise UnknownNameError("tagged card in play", a.card, [c.name for c in self.cards])
+                library = sorted(p.name for p in self.core.library().values() if tag in p.tags)
+                raise CompositionError(
+                    f"{a.label()} changes every card tagged {tag!r} in play, and none is: "
+                    f"put one in play (cards tagged {tag!r}: {', '.join(library) or 'none'})"
+                )
         else:
             cards = [self.card(a.card)]
         hooks = dict(self.hooks)
