@@ -259,6 +259,10 @@ class Core:
     #: What a scenario's ``[start]`` may set for this game besides ``turn``, ``hands`` and
     #: ``fields`` (:class:`StartKeys`); ``None``: nothing else.
     start: StartKeys | None = field(default=None, repr=False)
+    #: The fields a conformance fixture shows after each step (``turnproof conformance``):
+    #: what an engine can observe, such as who has priority and what is on the stack; empty:
+    #: every field.
+    observable: tuple[str, ...] = ()
     #: Whole-number names a scenario's expressions may use besides the state's fields: name to
     #: ``(doc, fn(s, x, b))`` (Magic's ``active`` player).
     names: Mapping[str, tuple[str, Callable[..., Term]]] = field(default_factory=dict, repr=False)

@@ -659,6 +659,75 @@ def explore_command(
     return 0
 
 
+@cli.command("conformance")
+@click.argument("target", required=False, metavar="[TARGET]")
+@_bound_option
+@_amendment_options
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Write the suite into DIR, all at once: suite.json, and fixtures/NNN.json (plain JSON, "
+    "reports/schema/conformance.schema.json) and fixtures/NNN.itf.json (ITF) for each fixture.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=200_000,
+    show_default=True,
+    help="Refuse a model with more reachable states than this (a suite covers them all).",
+)
+def conformance_command(
+    target: str | None,
+    bound_texts: tuple[str, ...],
+    mutant: str | None,
+    variant: str | None,
+    out: Path | None,
+    fmt: str,
+    max_states: int,
+) -> int:
+    """Write a conformance suite for engine developers: a small set of shortest traces that
+    together fire every rule that can fire within the bounds and meet every pair of rules
+    enabled in one state, each a fixture an engine's tests replay without turnproof: the start
+    state, then each step's rule instance, citation, whose choice it is and who makes it, and
+    the observable state after it (who has priority, the step or phase, the stack or chain
+    with each item's pending or finalized flag). Each fixture is tagged with the rules version
+    and the citations it exercises.
+
+    TARGET is a built-in rule set or a scenario, as for check (default: magic at turns=1).
+
+    Exit codes: 0 written, 2 bad input (or a model too large for a suite).
+
+    \b
+    Examples:
+      turnproof conformance riftbound --bound turns=1 --out conformance/riftbound
+      turnproof conformance magic --bound turns=1 --format json
+      turnproof conformance riftbound-chain --out conformance/chain
+    """
+    from turnproof.checks.conformance import ConformanceError, build_suite
+    from turnproof.reports import conformance as conformance_report
+
+    if target is None and not bound_texts:
+        bound_texts = ("turns=1",)
+    selection, _ = _selection(target, (), bound_texts, variant, mutant)
+    if out is not None:
+        check_out_dir(out)
+    try:
+        suite = build_suite(selection.model, max_states=max_states)
+    except ConformanceError as exc:
+        raise TurnproofError(str(exc)) from None
+    files = conformance_report.suite_files(suite)
+    if fmt == "json":
+        click.echo(files["suite.json"], nl=False)
+    else:
+        click.echo(conformance_report.suite_text(suite))
+    if out is not None:
+        written = write_report_set(out, files)
+        click.echo(f"{PROG}: wrote {len(written)} files into {out}", err=True)
+    return 0
+
+
 @cli.command("consistency")
 @click.argument("ruleset", required=False, metavar="[RULESET]")
 @_bound_option

@@ -65,6 +65,7 @@ CORE = Core.of(
     optional_rules=core.OPTIONAL_RULES,
     kind_traits=core.TRAITS,
     start=start.START,
+    observable=("turn", "step", "stage", "prio", "stack", "pending", "ctrl_now"),
     names={
         "active": ("the active player", lambda s, x, b: core.active(s, b)),
         "controller": (

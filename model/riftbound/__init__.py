@@ -56,6 +56,7 @@ CORE = Core.of(
     kind_traits=core.TRAITS,
     kind_stats=core.STATS,
     start=start.START,
+    observable=("turn", "phase", "stage", "prio", "showdown", "focus", "chain", "waiting"),
     names={"active": ("the turn player", lambda s, x, b: core.active(s, b))},
 )
 
