@@ -197,9 +197,7 @@ DURATIONS = {
 
 
 def item_domain(b: Bounds) -> RecordDomain:
-    return item_record(
-        Item, b, n=IntRange(0, b.hand_cap), in_proc=BoolDomain(), copy=BoolDomain()
-    )
+    return item_record(Item, b, n=IntRange(0, b.hand_cap), in_proc=BoolDomain(), copy=BoolDomain())
 
 
 FIELDS = (
