@@ -62,7 +62,12 @@ class _Side:
 
 def _verdicts(report: CheckReport, name: str) -> tuple[tuple[str, str], ...]:
     return tuple(
-        (r.engine, r.verdict.value if r.kind != "engines-agree" else "engines disagree")
+        (
+            r.engine,
+            "engines disagree"
+            if r.kind == "engines-agree"
+            else r.verdict.value + (", vacuous" if r.vacuous else ""),
+        )
         for r in report.results
         if r.name == name
     )

@@ -364,8 +364,12 @@ class _Located(Exception):
         self.message = message
 
 
-def _key_of(e: Entry, at: KeyPath) -> KeyPath:
+def _key_of(e: Entry, at: KeyPath, ruleset: RuleSet) -> KeyPath:
+    """Where in the file the problem with ``e`` is: its rule, or (for a derive whose rule
+    exists) its clauses."""
     a = e.amendment
+    if isinstance(a, Derive) and len(ruleset.find_rules(a.target)) == 1:
+        return at + ("clauses",)
     if isinstance(a, Derive | Remove | Replace):
         return at + ("rule",)
     if isinstance(a, Variant):
@@ -405,7 +409,9 @@ def loads(
     try:
         doc = AmendmentFile.model_validate(data)
     except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
+        # An unknown key says more than the missing key it was probably meant to be.
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        first = errors[0]
         raise AmendmentFileError(
             origin, line_of(lines, tuple(first["loc"])), _pydantic_message(first)
         ) from None
@@ -462,7 +468,9 @@ def loads(
             check_amendment(e.amendment, current)
             current = current.amend(e.amendment)
         except TurnproofError as exc:
-            raise AmendmentFileError(origin, line_of(lines, _key_of(e, at)), str(exc)) from None
+            raise AmendmentFileError(
+                origin, line_of(lines, _key_of(e, at, current)), str(exc)
+            ) from None
     result = AmendmentSet(
         name=name,
         title=doc.title,
