@@ -350,10 +350,6 @@ class Behaviour:
     rows: tuple[ReplayRow, ...]
     diverges_at: int | None  # the first step where the other side differs (0: the start)
 
-    @property
-    def other_side(self) -> str:
-        return "amended" if self.found_in == "base" else "base"
-
 
 @dataclass(frozen=True)
 class Reachability:

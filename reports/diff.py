@@ -128,16 +128,17 @@ def _behaviour(b: Behaviour) -> BehaviourView:
         base, amended = (own, other) if b.found_in == "base" else (other, own)
         rows.append(Row(r.number, rule, r.step.name, r.step.summary, base, amended, r.diverges))
     n = len(b.trace)
+    other = "amended" if b.found_in == "base" else "base"
     title = f"{b.property}: {b.what} in the {b.found_in} rule set ({b.engine} engine, {plural(n, 'step')})"
     if b.diverges_at is None:
-        divergence = f"the {b.other_side} rule set follows the whole trace"
+        divergence = f"the {other} rule set follows the whole trace"
     elif b.diverges_at == 0:
-        divergence = f"the {b.other_side} rule set has no initial state like the trace's"
+        divergence = f"the {other} rule set has no initial state like the trace's"
     else:
         r = b.rows[b.diverges_at - 1]
         divergence = (
             f"diverges at step {b.diverges_at}: {r.step.rule} {r.step.name} ({r.step.summary}): "
-            f"in the {b.other_side} rule set it {_row_text(r)}".replace(
+            f"in the {other} rule set it {_row_text(r)}".replace(
                 " it not enabled", " it is not enabled"
             )
         )
@@ -267,10 +268,10 @@ def render_diff_text(doc: DiffReport) -> str:
         out.append(_plain_table(("#", "rule", "instance", "base", "amended", ""), rows, "  "))
     out += ["", "reachable states and rules:"] + [f"  {line}" for line in doc.reach]
     if doc.load_bearing is not None:
-        headers, rows = doc.load_bearing
+        lb_headers, lb_rows = doc.load_bearing
         out += ["", "load-bearing rules (by mutation):"]
         out += [f"  {n}" for n in doc.load_bearing_notes]
-        out.append(_plain_table(headers, rows, "  "))
+        out.append(_plain_table(lb_headers, lb_rows, "  "))
     out += [""] + list(doc.summary)
     if doc.run.wall_seconds is not None:
         out.append(f"wall time: {format_seconds(doc.run.wall_seconds)}")
@@ -309,9 +310,9 @@ def render_diff_markdown(doc: DiffReport) -> str:
         out.append(table(("#", "rule", "base", "amended", ""), rows))
     out += ["", "## Reachable states and rules", ""] + [f"- {line}" for line in doc.reach]
     if doc.load_bearing is not None:
-        headers, rows = doc.load_bearing
+        lb_headers, lb_rows = doc.load_bearing
         out += ["", "## Load-bearing rules", ""] + [f"- {n}" for n in doc.load_bearing_notes]
-        out += ["", table(headers, rows)]
+        out += ["", table(lb_headers, lb_rows)]
     out += ["", "## Conclusion", ""] + [f"- {line}" for line in doc.summary]
     if doc.run.wall_seconds is not None:
         out.append(f"- wall time: {format_seconds(doc.run.wall_seconds)}")
