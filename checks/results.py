@@ -296,3 +296,142 @@ def _judge(results: list[PropertyResult]) -> Outcome:
     if all(r.verdict is Verdict.UNKNOWN for r in results):
         return Outcome.UNKNOWN
     return Outcome.FAILED
+
+
+# -- the rule-change report (turnproof diff) ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    """How one property fared on the base rule set and on the amended one: ``change`` is
+    ``worse`` (it met its expectation on the base and no longer does), ``better``, ``same``,
+    ``unknown`` (an UNKNOWN on either side, where the other differs), ``only in base`` or ``only in
+    amended``. The verdicts are per engine, ``(engine, verdict)``."""
+
+    name: str
+    change: str
+    base: str  # the outcome: passed, failed, unknown, or "" when the side has no such property
+    amended: str
+    expect: str
+    base_verdicts: tuple[tuple[str, str], ...] = ()
+    amended_verdicts: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    """A step of a trace replayed on the other rule set (the one it was not found on):
+    ``other`` is ``same`` (the same rule instance leads to the same state there), ``not enabled``
+    (``instead`` lists what is), ``different`` (``differences``: field, the trace's value, the
+    other side's), or empty after the divergence (not replayed). ``note`` says how the step's
+    rule differs between the two rule sets, if it does."""
+
+    number: int
+    step: TraceStep
+    other: str
+    instead: tuple[str, ...] = ()
+    differences: tuple[tuple[str, Any, Any], ...] = ()
+    note: str = ""
+
+    @property
+    def diverges(self) -> bool:
+        return self.other in ("not enabled", "different")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A behaviour gained or lost: a property newly violated or witnessed on one side (or no
+    longer), with the shortest trace and its replay on the other rule set, step by step."""
+
+    property: str
+    engine: str
+    what: str  # "newly violated", "newly witnessed", "no longer violated", "no longer witnessed"
+    found_in: str  # "base" or "amended": the side whose engine found the trace
+    trace: Trace
+    rows: tuple[ReplayRow, ...]
+    diverges_at: int | None  # the first step where the other side differs (0: the start)
+
+
+@dataclass(frozen=True)
+class Reachability:
+    """The two explorations compared: their states, the states reachable in one and not the
+    other (compared over the fields both schemas share), and the rules that fire in one only
+    (name, citation, transitions)."""
+
+    base_states: int
+    amended_states: int
+    only_base: int
+    only_amended: int
+    compared_fields: tuple[str, ...]
+    ignored_fields: tuple[str, ...]
+    complete: bool
+    rules_only_base: tuple[tuple[str, str, int], ...] = ()
+    rules_only_amended: tuple[tuple[str, str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """The base rule set with one rule removed or altered (``how``), and the properties whose
+    outcome flipped against the base at the same bounds."""
+
+    rule: str
+    citation: str
+    how: str  # "removed", or "altered: clause=value"
+    flipped: tuple[str, ...]
+    unknown: tuple[str, ...] = ()
+    error: str = ""
+
+    @property
+    def removed(self) -> bool:
+        return self.how == "removed"
+
+
+@dataclass(frozen=True)
+class LoadBearing:
+    """Which properties depend on which rules, by mutation at ``bounds``."""
+
+    bounds: dict[str, int]
+    properties: tuple[str, ...]
+    mutations: tuple[Mutation, ...]
+    seconds: float = 0.0
+
+    def table(self) -> list[tuple[str, str, dict[str, str]]]:
+        """One row per rule of the base: (rule, citation, property -> ``R`` (flips when the rule
+        is removed), ``A`` (when it is altered), ``RA`` (both), ``?`` (UNKNOWN))."""
+        rows: dict[str, tuple[str, dict[str, str]]] = {}
+        for m in self.mutations:
+            _, marks = rows.setdefault(m.rule, (m.citation, {}))
+            mark = "R" if m.removed else "A"
+            for p in m.flipped:
+                if mark not in marks.get(p, ""):
+                    marks[p] = "".join(sorted(marks.get(p, "") + mark, key="RA?".index))
+            for p in m.unknown:
+                marks.setdefault(p, "?")
+        return [(rule, cite, marks) for rule, (cite, marks) in rows.items()]
+
+
+@dataclass
+class RuleChange:
+    """Everything one ``turnproof diff BASE AMENDED`` produced."""
+
+    base: CheckReport
+    amended: CheckReport
+    base_label: str
+    amended_label: str
+    amendments: tuple[str, ...]
+    changes: tuple[VerdictChange, ...]
+    behaviours: tuple[Behaviour, ...]
+    reach: Reachability | None
+    load_bearing: LoadBearing | None = None
+
+    @property
+    def worse(self) -> list[str]:
+        return [c.name for c in self.changes if c.change == "worse"]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when some property's verdict got worse; else 3 when a verdict is UNKNOWN on either
+        side; else 0."""
+        if self.worse:
+            return 1
+        results = self.base.results + self.amended.results
+        return 3 if any(r.verdict is Verdict.UNKNOWN for r in results) else 0

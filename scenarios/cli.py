@@ -47,10 +47,10 @@ from turnproof.checks.workers import end_workers
 from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model, RuleSet
-from turnproof.model.scenario import Scenario, SpecError
+from turnproof.model.scenario import CardSpec, PropertySpec, Scenario, SpecError
 from turnproof.reports import dot, html, itf, json_report, junit, markdown, text
 from turnproof.reports.document import ProofReport, Run, build_report, shows_trace
-from turnproof.scenarios import loader
+from turnproof.scenarios import amend, loader
 from turnproof.scenarios.outdir import check_out_dir, write_file, write_report_set
 
 PROG = "turnproof"
@@ -188,6 +188,80 @@ def default_ruleset_name() -> str:
     """``magic`` when it is built in, else the first built-in rule set."""
     sets = builtin_rulesets()
     return "magic" if "magic" in sets else next(iter(sets))
+
+
+def _amendment_set(name: str) -> amend.AmendmentSet:
+    """A shipped amendment by name, or an amendment file."""
+    if not name.strip():
+        raise TurnproofError("an empty amendment name: give a file or a shipped amendment")
+    path = amend.shipped_path(name)
+    if path is not None:
+        return amend.load(path)
+    if name.endswith(amend.SUFFIX) or os.sep in name or Path(name).is_file():
+        return amend.load(name)
+    raise UnknownNameError(
+        "amendment", name, [s.name for s in amend.shipped()], plural="shipped amendments"
+    )
+
+
+def _is_amendment(name: str) -> bool:
+    if amend.shipped_path(name) is not None:
+        return True
+    return Path(name).is_file() and amend.is_amendment_file(name)
+
+
+def _base_selection(
+    name: str | None,
+    changes: amend.AmendmentSet,
+    property_names: Sequence[str],
+    bound_texts: Sequence[str],
+    variant: str | None = None,
+    mutant: str | None = None,
+) -> tuple[Selection, Scenario | None]:
+    """The selection an amendment file is applied to: the rule set or scenario ``name`` (by
+    default the rule set the file names), with the file's cards and bounds (``--bound`` wins)."""
+    target = _target(name if name is not None else changes.ruleset)
+    if isinstance(target, Scenario):
+        if changes.cards or changes.bounds:
+            raise TurnproofError(
+                f"{changes.origin} gives cards or bounds, and scenario {target.name} gives its "
+                "own: apply the file to a rule set, or leave them out of it"
+            )
+        return _selection(name, property_names, bound_texts, variant, mutant)
+    if target.name != changes.ruleset:
+        raise TurnproofError(
+            f"{changes.origin} amends rule set {changes.ruleset}, not {target.name}"
+        )
+    bounds = {
+        **dict(changes.bounds),
+        **parse_bounds(bound_texts, [s.name for s in target.bound_specs]),
+    }
+    if not changes.cards:
+        sel = select(
+            target, property_names=property_names, bounds=bounds, variant=variant, mutant=mutant
+        )
+        return sel, sel.scenario
+    sc = Scenario(
+        target.name,
+        target.name,
+        cards=tuple(CardSpec(key, controller) for key, controller in changes.cards),
+        bounds=tuple(sorted(bounds.items())),
+        variant=variant,
+        mutant=mutant,
+        properties=tuple(PropertySpec(n) for n in dict.fromkeys(property_names)),
+    )
+    try:
+        sel = selection_of(sc.build())
+    except SpecError as exc:
+        raise ScenarioError(changes.origin, None, exc.message) from None
+    return sel, sc
+
+
+def amended_selection(base: Selection, changes: amend.AmendmentSet) -> Selection:
+    """``base`` with the amendment file applied (same bounds, start and properties)."""
+    ruleset = changes.apply(base.model.ruleset)
+    model = Model(ruleset, dict(base.model.bounds))
+    return Selection(model, base.properties, base.variant, base.mutant)
 
 
 def _ruleset(name: str | None) -> RuleSet:
@@ -421,6 +495,14 @@ def _amendment_options(fn: F) -> F:
     "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
     "The set appears at once; files get the mode the umask gives (0644 with umask 022).",
 )
+@click.option(
+    "--amend",
+    "amend_file",
+    metavar="FILE",
+    help="Apply this amendment file (amendments/FORMAT.md) or shipped amendment (`turnproof "
+    "amendments`) to the rule set or scenario first; its cards and bounds apply too "
+    "(--bound overrides them).",
+)
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def check_command(
     ruleset: str | None,
@@ -434,6 +516,7 @@ def check_command(
     mutant: str | None,
     variant: str | None,
     out: Path | None,
+    amend_file: str | None,
     no_progress: bool,
 ) -> int:
     """Check the properties of a rule set or a scenario and show every verdict.
@@ -470,7 +553,14 @@ def check_command(
     TURNPROOF_INVARIANT_CACHE names another folder.
     """
     started = time.perf_counter()
-    selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
+    if amend_file is not None:
+        changes = _amendment_set(amend_file)
+        base, scenario = _base_selection(
+            ruleset, changes, property_names, bound_texts, variant, mutant
+        )
+        selection = amended_selection(base, changes)
+    else:
+        selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
     if engine is None and scenario is not None and scenario.engines:
         engine = (
             "both" if set(scenario.engines) == {"explicit", "symbolic"} else scenario.engines[0]
@@ -863,6 +953,204 @@ def consistency_command(
         if f.trace is not None:
             click.echo(text.render_trace(f.trace))
     return code
+
+
+# -- diff -------------------------------------------------------------------------------------
+
+DIFF_FORMATS = ("text", "json", "markdown")
+
+
+def _diff_sides(
+    base_name: str,
+    amended_name: str,
+    property_names: Sequence[str],
+    bound_texts: Sequence[str],
+) -> tuple[Selection, Selection, tuple[str, ...], tuple[str, str]]:
+    """The two selections ``diff`` compares, the amendments applied, and the two labels."""
+    if _is_amendment(amended_name):
+        changes = _amendment_set(amended_name)
+        base, _ = _base_selection(base_name, changes, property_names, bound_texts)
+        amended = amended_selection(base, changes)
+        what = f"{changes.name}: {changes.title}"
+        label = base.model.ruleset.name
+        return base, amended, (what,), (label, f"{label} amended by {changes.name}")
+    base, _ = _selection(base_name, property_names, bound_texts, None, None)
+    amended, _ = _selection(amended_name, property_names, bound_texts, None, None)
+    return base, amended, (), (base_name, amended_name)
+
+
+@cli.command("diff")
+@click.argument("base", metavar="BASE")
+@click.argument("amended", metavar="AMENDED")
+@click.option(
+    "--property",
+    "property_names",
+    multiple=True,
+    metavar="NAME",
+    help="Compare only this property (repeatable). Default: every property.",
+)
+@_bound_option
+@click.option(
+    "--engine",
+    type=click.Choice(("explicit", "both")),
+    default="explicit",
+    show_default=True,
+    help="explicit: every state within the bounds; both: the symbolic engine too.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", help="Output format."
+)
+@_limit_options(
+    "Stop each exploration after N states (its verdicts are then UNKNOWN).",
+    "Time budget of each exploration (and each symbolic property).",
+)
+@click.option(
+    "--load-bearing",
+    is_flag=True,
+    help="Also find the rules the base's verdicts rest on: remove each rule, and alter each of "
+    "its clauses, in turn, and see which outcomes flip (explicit engine, at "
+    "--load-bearing-bound; slow: progress on stderr).",
+)
+@click.option(
+    "--load-bearing-bound",
+    "lb_bound_texts",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A bound for the load-bearing mutations (repeatable; default: turns=1 where the rule "
+    "set has turns, over the bounds of the comparison).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="Also write the report into DIR as diff.txt, diff.md and diff.json, all at once.",
+)
+@click.option("--no-progress", is_flag=True, help="Do not show progress on stderr.")
+def diff_command(
+    base: str,
+    amended: str,
+    property_names: tuple[str, ...],
+    bound_texts: tuple[str, ...],
+    engine: str,
+    fmt: str,
+    max_states: int | None,
+    max_seconds: float | None,
+    load_bearing: bool,
+    lb_bound_texts: tuple[str, ...],
+    out: Path | None,
+    no_progress: bool,
+) -> int:
+    """Compare two rule sets and write a rule-change report.
+
+    BASE is a rule set or scenario (what `turnproof check` takes). AMENDED is an amendment
+    file or a shipped amendment (`turnproof amendments`), applied to BASE; or another rule set
+    or scenario. Both are checked (the explicit engine by default) at the same bounds.
+
+    The report gives the properties whose outcome changed (worse, better), both verdicts; for
+    each behaviour gained or lost (a property newly violated or witnessed, or no longer) the
+    shortest trace, replayed on both rule sets side by side, the first step where they diverge
+    marked; the states that became reachable or unreachable and the rules that fire in one
+    only; and with --load-bearing, which properties depend on which rules, by mutation.
+
+    Exit codes: 0 no property got worse, 1 a property that met its expectation in BASE no
+    longer does in AMENDED, 2 bad input, 3 a verdict is UNKNOWN.
+
+    \b
+    Examples:
+      turnproof amendments
+      turnproof diff magic no-cleanup-repeat --bound turns=1
+      turnproof diff magic my-change.toml --format markdown
+      turnproof diff riftbound play-triggers-on-finalize --out reports/diff
+      turnproof diff magic no-cleanup-repeat --bound turns=1 --load-bearing
+    """
+    from turnproof.checks.diff import compare
+    from turnproof.checks.diff import load_bearing as find_load_bearing
+    from turnproof.checks.explicit import Limits as _Limits
+    from turnproof.reports import diff as diff_report
+
+    started = time.perf_counter()
+    base_sel, amended_sel, amendments, labels = _diff_sides(
+        base, amended, property_names, bound_texts
+    )
+    lb_bounds = parse_bounds(lb_bound_texts, [s.name for s in base_sel.model.ruleset.bound_specs])
+    if load_bearing and not lb_bound_texts and "turns" in base_sel.model.bounds:
+        lb_bounds = {"turns": 1}
+    if lb_bounds:
+        Model(base_sel.model.ruleset, {**dict(base_sel.model.bounds), **lb_bounds})
+    if out is not None:
+        check_out_dir(out)
+    engines = engines_for(engine)
+    if "symbolic" in engines:
+        load_symbolic()
+    limits = _Limits(max_states=max_states, max_seconds=max_seconds)
+    show = not no_progress
+
+    def on_side(side: str) -> None:
+        if show:
+            click.echo(f"{PROG}: checking the {side} rule set", err=True)
+
+    change = compare(
+        base_sel,
+        amended_sel,
+        engines,
+        limits,
+        amendments=amendments,
+        labels=labels,
+        on_side=on_side,
+    )
+    if load_bearing:
+
+        def on_mutation(done: int, total: int, what: str) -> None:
+            if show:
+                click.echo(f"{PROG}: load-bearing {done + 1}/{total}: {what}", err=True)
+
+        lb = find_load_bearing(base_sel, lb_bounds, limits, on_mutation)
+        change.load_bearing = lb
+    run = Run.measured(_argv(), started, max_states=max_states, max_seconds=max_seconds)
+    doc = diff_report.build_diff_report(change, run)
+    files = diff_report.diff_files(doc)
+    written: list[Path] = []
+    if out is not None:
+        written = write_report_set(out, files)
+    shown = {"text": "diff.txt", "json": "diff.json", "markdown": "diff.md"}[fmt]
+    click.echo(files[shown], nl=False)
+    for path in written:
+        click.echo(f"{PROG}: wrote {path}", err=True)
+    return doc.exit_code
+
+
+@cli.command("amendments")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+def amendments_command(fmt: str) -> int:
+    """List the shipped amendments (rule changes that real ones resemble), each with its rule
+    set and title.
+
+    Compare one with its rule set by `turnproof diff RULESET NAME`; apply it to a check with
+    `turnproof check RULESET --amend NAME`; copy its file (the last column) to write your own
+    (the format: amendments/FORMAT.md).
+
+    \b
+    Examples:
+      turnproof amendments
+      turnproof diff magic no-cleanup-repeat --bound turns=1
+    """
+    found = amend.shipped()
+    if fmt == "json":
+        doc = {
+            "schema_version": json_report.SCHEMA_VERSION,
+            "command": "amendments",
+            "amendments": [
+                {"name": s.name, "ruleset": s.ruleset, "title": s.title, "file": str(s.path)}
+                for s in found
+            ],
+        }
+        click.echo(json_report.dumps(doc), nl=False)
+        return 0
+    width = max((len(s.name) for s in found), default=4)
+    for s in found:
+        click.echo(f"{s.name:<{width}}  {s.ruleset:<9}  {s.title}  ({s.path})")
+    return 0
 
 
 # -- listings ---------------------------------------------------------------------------------
