@@ -44,6 +44,7 @@ def test_the_shipped_amendments_are_listed() -> None:
         "end-turn-skips-cleanup",
         "no-cleanup-repeat",
         "play-triggers-on-finalize",
+        "saga-sacrifice-on-trigger",
     ]
 
 
@@ -100,6 +101,21 @@ def test_play_triggers_fire_on_finalization() -> None:
     b = doc["behaviours"][0]
     assert b["replay"][b["diverges_at"] - 1]["name"] == "finalize"
     assert b["replay"][b["diverges_at"] - 1]["rule"] == "RB 337.1.b"
+
+
+def test_the_old_saga_sacrifice_timing_gets_worse_at_704_5s() -> None:
+    """Sacrificed as soon as the final chapter triggers: the chapter ability is still waiting
+    when the amended sba rule (704.3, with a Saga's 704.5s) fires, where the base puts the
+    trigger on the stack instead."""
+    code, doc = diff_json("magic", "saga-sacrifice-on-trigger", "--bound", "turns=1")
+    assert code == 1
+    assert changed(doc) == {
+        "saga-waits-for-its-chapters": "worse",
+        "saga-sacrificed-when-done": "worse",
+    }
+    b = next(b for b in doc["behaviours"] if b["property"] == "saga-waits-for-its-chapters")
+    step = b["replay"][b["diverges_at"] - 1]
+    assert step["rule"] == "MTG 704.3" and step["name"] == "sba"
 
 
 def test_a_rule_set_against_itself_changes_nothing() -> None:

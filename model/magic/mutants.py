@@ -253,4 +253,11 @@ VARIANTS: dict[str, tuple[Amendment, ...]] = {
     # The Saga rules before the mid-2025 update (XMage PR #13728): a Saga with no chapter
     # abilities gets lore counters (714.3b) and is sacrificed (714.4); only with a Saga in play.
     "sagas-before-2025": BEFORE_2025,
+    # The sacrifice as soon as the final chapter triggers, without waiting for its ability to
+    # leave the stack (the timing some engines had, XMage issue #5013): what a rule change to
+    # the sacrifice would be compared with; only with a Saga in play.
+    "saga-sacrifice-on-trigger": tuple(
+        DeriveHook("tag:saga", h, (("waits", False),), "AMENDED: the sacrifice does not wait")
+        for h in SACRIFICE
+    ),
 }
