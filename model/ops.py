@@ -151,15 +151,19 @@ class ConcreteOps:
     # An index outside the array (which only a state no rule reaches can hold, such as one the
     # invariant inference proposes) reads the last entry and writes nothing, as the symbolic
     # operations do, so that both engines give every well-formed state the same successors.
+    # (Indices are never negative: every index field's domain starts at 0.)
     def get(self, arr: Sequence[Any], index: Term) -> Any:
-        if 0 <= index < len(arr):
+        try:
             return arr[index]
-        return arr[-1]
+        except IndexError:
+            return arr[-1]
 
     def set(self, arr: Sequence[Any], index: Term, value: Any) -> tuple[Any, ...]:
         out = list(arr)
-        if 0 <= index < len(out):
+        try:
             out[index] = value
+        except IndexError:
+            pass
         return tuple(out)
 
     # -- sequences: slots at or beyond the length always hold the all-zero empty slot -----

@@ -792,8 +792,9 @@ def _stacker(s: MtgState, x: Any, b: Bounds, i: int) -> Term:
     when={"stage": Stage.CHECK},
 )
 def stack_trigger(s: MtgState, x: Any, b: Bounds, i: int, *, order: str = "turn-order") -> Any:
-    x.require(x.Not(any_sba(s, x, b)))
+    # The cheap guards (which waiting trigger may go next) before the state-based actions.
     item = take(x, s.pending, i, active(s, b), b.players, order)
+    x.require(x.Not(any_sba(s, x, b)))
     return s.replace(
         stack=push(x, s.stack, item, "stack"),
         pending=x.seq_remove(s.pending, i),
