@@ -48,6 +48,8 @@ from turnproof.model.schema import (
     Seq,
     SeqDomain,
     State,
+    _collect_empty,
+    _fits,
 )
 
 Expand = Callable[[State], Sequence[tuple[int, Any]]]
@@ -669,14 +671,48 @@ class EmitOps:
         fn = em.const(getattr(_CONCRETE, name))
         return em.expr(f"{fn}({', '.join(em.code(a) for a in args)})", shape)
 
+    # The edits run the concrete operation itself when the length is known, and otherwise
+    # its body as one expression (no call, no namedtuple constructor).
+    def _edit(self, seq: Any) -> tuple[str, str, str, str, str] | None:
+        length, slots, elem = self._seq_parts(seq)
+        n = _val(length)
+        if not isinstance(n, Sym):
+            return None
+        em = self.em
+        new = f"_new({em.const(type(seq))}, "
+        return em.code(seq), em.code(slots), em.operand(n), em.code(empty_of(elem)), new
+
     def seq_push(self, seq: Any, item: Any) -> Any:
-        return self._helper("seq_push", seq, item, shape=shape_of(seq))
+        parts = self._edit(seq)
+        if parts is None:
+            return _CONCRETE.seq_push(seq, item)
+        q, sl, n, _, new = parts
+        cap, it = len(seq[1]), self.em.code(item)
+        code = f"({q} if {n} >= {cap} else {new}({n} + 1, {sl}[:{n}] + ({it},) + {sl}[{n} + 1:])))"
+        return self.em.expr(code, shape_of(seq))
 
     def seq_pop(self, seq: Any) -> Any:
-        return self._helper("seq_pop", seq, shape=shape_of(seq))
+        parts = self._edit(seq)
+        if parts is None:
+            return _CONCRETE.seq_pop(seq)
+        q, sl, n, e, new = parts
+        code = f"({q} if {n} == 0 else {new}({n} - 1, {sl}[:{n} - 1] + ({e},) + {sl}[{n}:])))"
+        return self.em.expr(code, shape_of(seq))
 
     def seq_remove(self, seq: Any, index: Any) -> Any:
-        return self._helper("seq_remove", seq, _val(index), shape=shape_of(seq))
+        i = _val(index)
+        parts = self._edit(seq)
+        if parts is None and not isinstance(i, Sym):
+            return _CONCRETE.seq_remove(seq, i)
+        if parts is None:
+            return self._helper("seq_remove", seq, i, shape=shape_of(seq))
+        q, sl, n, e, new = parts
+        ci = self.em.operand(i)
+        code = (
+            f"({q} if not 0 <= {ci} < {n} else "
+            f"{new}({n} - 1, {sl}[:{ci}] + {sl}[{ci} + 1:] + ({e},))))"
+        )
+        return self.em.expr(code, shape_of(seq))
 
     def seq_clear(self, seq: Any) -> Any:
         _, slots, elem = self._seq_parts(seq)
@@ -751,6 +787,30 @@ class EmitOps:
 _CONCRETE = ConcreteOps()
 
 
+def _fits_source(fields: Iterable[tuple[Domain, str]]) -> tuple[str, dict[str, Any]]:
+    conds: list[str] = []
+    empties: dict[str, Any] = {}
+    for dom, ref in fields:
+        _fits(dom, ref, conds)
+        _collect_empty(dom, empties)
+    return " and ".join(conds) or "True", empties
+
+
+def value_fits(dom: Domain, value: Any) -> bool:
+    """A constant lies in ``dom`` (the test ``fits_checker`` makes, on one value)."""
+    cond, namespace = _fits_source([(dom, "v")])
+    return bool(eval(cond, {**namespace, "v": value}))  # noqa: S307 - from the schema only
+
+
+def fits_fields(schema: Any, fields: set[int]) -> Callable[[State], bool]:
+    """``fits_checker`` (``model/schema.py``) for some fields only."""
+    doms = list(schema.domains.values())
+    cond, namespace = _fits_source((doms[i], f"s[{i}]") for i in sorted(fields))
+    exec(f"def fits(s):\n    return {cond}\n", namespace)  # noqa: S102
+    fn: Callable[[State], bool] = namespace["fits"]
+    return fn
+
+
 # -- compiling a model -------------------------------------------------------------------------
 
 
@@ -760,6 +820,9 @@ class Compiled:
 
     field_index: int
     expand: Mapping[Any, Expand]
+    #: For each rule instance, a test that its successor lies in the schema's domains: only
+    #: the fields it may change, since the state it starts from does.
+    fits: list[Callable[[State], bool]]
     instances: int
     fallbacks: dict[int, str] = field(default_factory=dict)  # instance index -> why
     source: str = ""
@@ -776,16 +839,30 @@ def _trace_instance(
     consts: dict[str, Any],
     counter: list[int],
     ai: int,
+    domains: Sequence[Domain],
+    changed: set[int],
 ) -> list[str] | None:
     """The lines of one rule instance's body (inside its ``while 1:``), ``[]`` when it can
-    never fire here, or raise :class:`NotTraceable`."""
+    never fire here, or raise :class:`NotTraceable`. Adds to ``changed`` the fields whose new
+    value may lie outside its domain (neither the old value nor a constant that fits)."""
     em = Emitter(consts, counter, 2)
     try:
         t = fn(sym_state(em), EmitOps(em), b)
         if not isinstance(t, State):
             raise NotTraceable(f"the rule gave a {type(t).__name__}, not a state")
-        em.line(f"_a(({ai}, {em.code(t)}))")
+        codes = [em.code(v) for v in t]
+        mine = {
+            i
+            for i, c in enumerate(codes)
+            if c != f"f{i}" and (_has_sym(t[i]) or not value_fits(domains[i], t[i]))
+        }
+        if codes == [f"f{i}" for i in range(len(codes))]:
+            new = "s"
+        else:
+            new = f"_new({em.const(type(t))}, ({', '.join(codes)},))"
+        em.line(f"_a(({ai}, {new}))")
         em.line("break")
+        changed |= mine
     except _Dead:
         if all(ln.strip() == "break" for ln in em.lines):
             return []  # disabled (or cut) before anything else
@@ -794,6 +871,62 @@ def _trace_instance(
     except Exception as exc:  # the rule does something the tracer cannot follow
         raise NotTraceable(f"{type(exc).__name__}: {exc}") from exc
     return em.lines
+
+
+_DEF = re.compile(r"^(\s*)(t[0-9]+) = (.*)$")
+_TEMP = re.compile(r"\bt[0-9]+\b")
+_MAX_INLINE = 200  # characters: keeps the expressions far below the parser's nesting limit
+
+
+def peephole(lines: list[str]) -> list[str]:
+    """Drop temporaries that nothing reads, and write those read once where they are read.
+
+    Sound because every temporary is assigned once and computed by a pure expression (the
+    emitted operations have no side effect and raise nothing that the concrete ones would not
+    raise on the same values): evaluating one later, or not at all, changes no result."""
+    out: list[str | None] = list(lines)
+    defs: dict[str, int] = {}
+    uses: dict[str, list[int]] = {}
+    for n, ln in enumerate(lines):
+        m = _DEF.match(ln)
+        body = ln
+        if m:
+            defs[m.group(2)] = n
+            body = m.group(3)
+        for tok in _TEMP.findall(body):
+            uses.setdefault(tok, []).append(n)
+    dead = [t for t in defs if not uses.get(t)]
+    while dead:  # each removal may leave the temporaries it read unread
+        t = dead.pop()
+        n = defs.pop(t)
+        m = _DEF.match(out[n] or "")
+        out[n] = None
+        if m is None:
+            continue
+        for tok in _TEMP.findall(m.group(3)):
+            left = uses.get(tok, [])
+            if n in left:
+                left.remove(n)
+            if not left and tok in defs:
+                dead.append(tok)
+    for t, n in sorted(defs.items(), key=lambda kv: kv[1]):
+        where = uses.get(t, [])
+        text = out[n]
+        if len(where) != 1 or text is None:
+            continue
+        m = _DEF.match(text)
+        target = out[where[0]]
+        if m is None or target is None or len(m.group(3)) > _MAX_INLINE:
+            continue
+        expr = m.group(3)
+        value = expr if _SIMPLE.match(expr) else f"({expr})"
+        out[where[0]] = _TEMP.sub(
+            lambda hit, t=t, value=value: value if hit.group(0) == t else hit.group(0), target
+        )
+        out[n] = None
+        for tok in _TEMP.findall(expr):  # what it read is now read where it went
+            uses[tok] = [where[0] if k == n else k for k in uses.get(tok, [])]
+    return [ln for ln in out if ln is not None]
 
 
 def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index: int) -> Compiled:
@@ -816,6 +949,8 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
     }
     counter = [0]
     fallbacks: dict[int, str] = {}
+    domains = list(schema.domains.values())
+    changed: dict[int, set[int]] = {}
     keyed = not isinstance(table, _AnyKey)
     keys = list(table) if keyed else [None]
     sources: list[str] = []
@@ -853,7 +988,9 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
         for ai, _rule, fn in entries:
             fname = f"_fn{ai}_{n}"
             try:
-                lines = _trace_instance(fn, sym_state, b, consts, counter, ai)
+                lines = _trace_instance(
+                    fn, sym_state, b, consts, counter, ai, domains, changed.setdefault(ai, set())
+                )
             except NotTraceable as exc:
                 fallbacks.setdefault(ai, str(exc))
                 lines = None
@@ -875,7 +1012,7 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
                 if lines[-1].strip() != "break":
                     body.append("        break")
         body.append("    return _r")
-        sources.append("\n".join(body))
+        sources.append("\n".join(peephole(body)))
         names[key] = f"expand{n}"
     source = "\n\n".join(sources) + "\n"
     namespace = dict(consts)
@@ -886,9 +1023,15 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
         expand = fns
     else:
         expand = EveryKey(fns[None])
+    everything = set(range(nf))
+    fits = [
+        fits_fields(schema, everything if a.index in fallbacks else changed.get(a.index, set()))
+        for a in model.actions
+    ]
     return Compiled(
         field_index=field_index,
         expand=expand,
+        fits=fits,
         instances=len(model.actions),
         fallbacks=fallbacks,
         source=source,
