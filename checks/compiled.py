@@ -920,9 +920,7 @@ def peephole(lines: list[str]) -> list[str]:
             continue
         expr = m.group(3)
         value = expr if _SIMPLE.match(expr) else f"({expr})"
-        out[where[0]] = _TEMP.sub(
-            lambda hit, t=t, value=value: value if hit.group(0) == t else hit.group(0), target
-        )
+        out[where[0]] = re.sub(rf"\b{t}\b", value.replace("\\", "\\\\"), target)
         out[n] = None
         for tok in _TEMP.findall(expr):  # what it read is now read where it went
             uses[tok] = [where[0] if k == n else k for k in uses.get(tok, [])]
