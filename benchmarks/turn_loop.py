@@ -20,7 +20,15 @@ import sys
 
 from turnproof.model.bench import CONFIGS
 from turnproof.model.errors import TurnproofError
-from turnproof.scenarios.bench import GEN_ENV, PEERS, format_bench, run_bench
+from turnproof.scenarios.bench import (
+    GEN_ENV,
+    PEERS,
+    _fmt_rate,
+    _row,
+    format_bench,
+    run_bench,
+    run_turnproof,
+)
 
 
 def _names(text: str) -> list[str]:
@@ -56,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=None, help="seconds allowed per run (default: none)"
     )
+    parser.add_argument(
+        "--interpreted",
+        action="store_true",
+        help="also time turnproof's interpreted path (explore(compiled=False)), the oracle",
+    )
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
@@ -72,9 +85,29 @@ def main(argv: list[str] | None = None) -> int:
             timeout=args.timeout,
             progress=None if args.quiet else progress,
         )
+        if args.interpreted:
+            for name, entry in result["results"].items():
+                slow = run_turnproof(name, args.repeats, args.timeout, progress, compiled=False)
+                entry["turnproof_interpreted"] = slow
     except TurnproofError as exc:
         parser.error(str(exc))
     print(json.dumps(result, indent=2) if args.json else format_bench(result), end="")
+    if args.interpreted and not args.json:
+        print(
+            "\nturnproof's interpreted path (every rule on ConcreteOps), measured after the rest:"
+        )
+        for name, entry in result["results"].items():
+            slow, fast = entry["turnproof_interpreted"], entry["turnproof"]
+            print(f"{name}:")
+            print(_row("turnproof interpreted", slow))
+            if slow["ok"] and fast["ok"]:
+                gain = fast["states_per_second"] / slow["states_per_second"]
+                cpu = fast["states_per_cpu_second"] / slow["states_per_cpu_second"]
+                print(
+                    f"  compiled/interpreted = {gain:.2f} by wall time, {cpu:.2f} by CPU time "
+                    f"({_fmt_rate(fast['states_per_second'])} against "
+                    f"{_fmt_rate(slow['states_per_second'])} states/s)"
+                )
     if args.json:
         print()
     return 0 if result["counts_agree"] else 1

@@ -19,6 +19,7 @@ answer). This engine never says ``PROVED``.
 
 from __future__ import annotations
 
+import gc
 import time
 from array import array
 from collections import Counter, deque
@@ -26,8 +27,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import networkx as nx
+from turnproof.checks.compiled import Compiled, EveryKey, compile_model
 from turnproof.checks.results import (
     Finding,
     LoopExit,
@@ -75,6 +78,10 @@ class Exploration:
     seconds: float
     bound_cuts: Counter[str] = field(default_factory=Counter)
     cut_nodes: set[int] = field(default_factory=set)
+    #: How the rules ran: ``compiled`` or ``interpreted`` (see :func:`explore`).
+    path: str = "interpreted"
+    #: Rule instances that stayed interpreted on the compiled path: instance index -> why.
+    fallbacks: dict[int, str] = field(default_factory=dict)
     _out: list[list[int]] | None = None
 
     @property
@@ -176,25 +183,104 @@ class _AnyKey(dict[Any, list[Act]]):
         return self.acts
 
 
+def interpreted_expand(model: Model, table: dict[Any, list[Act]]) -> dict[Any, Any]:
+    """The interpreted path, in the compiled path's form (see :mod:`turnproof.checks.compiled`):
+    for each value of the dispatch field, a function from a state to its ``(instance index,
+    successor)`` pairs, ``(-1, bound)`` for a cut, and none for a terminal state. Every rule
+    instance runs on :class:`ConcreteOps`: this is the oracle the compiled path is tested
+    against."""
+    x = ConcreteOps()
+    b = model.bounds
+    terminal = model.ruleset.terminal
+
+    def make(acts: list[Act]) -> Callable[[State], list[tuple[int, Any]]]:
+        def expand(s: State) -> list[tuple[int, Any]]:
+            out: list[tuple[int, Any]] = []
+            if terminal(s, x, b):
+                return out  # the game is over here: terminal states are absorbing
+            for ai, _, fn in acts:
+                try:
+                    out.append((ai, fn(s, x, b)))
+                except Disabled:
+                    continue
+                except BoundReached as exc:
+                    out.append((-1, exc.bound))
+            return out
+
+        return expand
+
+    if isinstance(table, _AnyKey):
+        return EveryKey(make(table.acts))
+    return {key: make(acts) for key, acts in table.items()}
+
+
+_COMPILED: WeakKeyDictionary[Model, Compiled] = WeakKeyDictionary()
+
+
+def compiled_for(model: Model) -> Compiled:
+    """The model's rule instances compiled (once per model; see
+    :mod:`turnproof.checks.compiled`)."""
+    done = _COMPILED.get(model)
+    if done is None:
+        field_index, table = dispatch_table(model)
+        done = compile_model(model, table, field_index)
+        _COMPILED[model] = done
+    return done
+
+
 def explore(
     model: Model,
     monitors: Sequence[Any] = (),
     limits: Limits | None = None,
     progress: Progress | None = None,
+    compiled: bool = True,
 ) -> Exploration:
-    """Breadth-first search of every state reachable from the model's initial states."""
+    """Breadth-first search of every state reachable from the model's initial states.
+
+    ``compiled`` runs the rule instances compiled to straight-line Python (those that the
+    compiler cannot follow stay interpreted, each on its own; ``Exploration.fallbacks`` lists
+    them); ``compiled=False`` interprets every rule on :class:`ConcreteOps`. Both give the same
+    states, ids, edges and cuts.
+
+    The cyclic garbage collector is paused meanwhile: states are tuples of numbers, which form
+    no cycles, yet each collection would walk every state stored so far (a third of the time on
+    the default Magic model)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _explore(model, monitors, limits, progress, compiled)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _explore(
+    model: Model,
+    monitors: Sequence[Any],
+    limits: Limits | None,
+    progress: Progress | None,
+    compiled: bool,
+) -> Exploration:
     limits = limits or Limits()
     x = ConcreteOps()
     b = model.bounds
     start = time.perf_counter()
-    field_index, table = dispatch_table(model)
-    terminal = model.ruleset.terminal
+    fallbacks: dict[int, str] = {}
+    if compiled:
+        comp = compiled_for(model)
+        field_index, expanders = comp.field_index, comp.expand
+        fallbacks = dict(comp.fallbacks)
+        fits_of = comp.fits
+    else:
+        field_index, table = dispatch_table(model)
+        expanders = interpreted_expand(model, table)
+        fits_of = [fits_checker(model.schema)] * len(model.actions)
+    rules = [a.rule for a in model.actions]
     mons = tuple(monitors)
     mcls = None
     if mons:
         mcls = monitor_class(tuple(m.name for m in mons))
 
-    fits = fits_checker(model.schema)
     nodes: list[Any] = []
     index: dict[Any, int] = {}
     src, dst, act, parent = array("i"), array("i"), array("i"), array("i")
@@ -228,24 +314,18 @@ def explore(
                 break
         node = nodes[i]
         s = node[0] if mons else node
-        if terminal(s, x, b):
-            i += 1  # the game is over here: terminal states are absorbing
-            continue
-        for ai, r, fn in table[s[field_index]]:
-            try:
-                t = fn(s, x, b)
-            except Disabled:
-                continue
-            except BoundReached as exc:
-                cuts[exc.bound] += 1
+        for ai, t in expanders[s[field_index]](s):
+            if ai < 0:
+                cuts[t] += 1
                 cut_nodes.add(i)
                 continue
             if mons:
                 m = node[1]
+                r = rules[ai]
                 t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
             j = lookup(t)
             if j is None:
-                if not fits(t[0] if mons else t):
+                if not fits_of[ai](t[0] if mons else t):
                     raise out_of_domain(model, nodes, parent, src, act, i, ai, t[0] if mons else t)
                 if len(nodes) >= state_cap:
                     complete = False
@@ -278,6 +358,8 @@ def explore(
         seconds=time.perf_counter() - start,
         bound_cuts=cuts,
         cut_nodes=cut_nodes,
+        path="compiled" if compiled else "interpreted",
+        fallbacks=fallbacks,
     )
 
 

@@ -81,7 +81,7 @@ _MIB = 1024.0  # ru_maxrss is in KiB on Linux
 _CHILD = (
     "import json, sys\n"
     "from turnproof.scenarios.bench import explore_config\n"
-    "json.dump(explore_config(sys.argv[1]), sys.stdout)\n"
+    "json.dump(explore_config(sys.argv[1], sys.argv[2:] != ['interpreted']), sys.stdout)\n"
 )
 
 Progress = Callable[[str], None]
@@ -285,8 +285,9 @@ def _summary(
 # -- turnproof -------------------------------------------------------------------------------------
 
 
-def explore_config(config_name: str) -> dict[str, Any]:
-    """Explore ``BENCH`` with a configuration's bounds in this process, and time ``explore()``.
+def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
+    """Explore ``BENCH`` with a configuration's bounds in this process, and time ``explore()``
+    (on the compiled path, or the interpreted one: ``explore(compiled=...)``).
 
     This is what each repeat of :func:`run_turnproof` runs in its fresh interpreter; tests call
     it directly for the counts.
@@ -294,7 +295,7 @@ def explore_config(config_name: str) -> dict[str, Any]:
     model = Model(BENCH, config_bounds(config_name))
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start, cpu_start = time.perf_counter(), time.process_time()
-    ex = explore(model)
+    ex = explore(model, compiled=compiled)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     return {
         "states": ex.states,
@@ -311,10 +312,12 @@ def run_turnproof(
     repeats: int = 3,
     timeout: float | None = None,
     progress: Progress | None = None,
+    compiled: bool = True,
 ) -> dict[str, Any]:
     """Explore the benchmark model ``repeats`` times, each in a fresh interpreter, and summarise:
     states, transitions, seconds per repeat, medians, states/s, peak resident set (MiB) and
-    whether the counts equal the reference."""
+    whether the counts equal the reference. ``compiled=False``: the interpreted path."""
+    path = [] if compiled else ["interpreted"]
     config_bounds(config_name)
     _check_repeats(repeats)
     runs: list[dict[str, Any]] = []
@@ -323,7 +326,7 @@ def run_turnproof(
     for k in range(repeats):
         if progress is not None:
             progress(f"turnproof {config_name}: repeat {k + 1}/{repeats}")
-        m = run_measured([sys.executable, "-c", _CHILD, config_name], timeout=timeout)
+        m = run_measured([sys.executable, "-c", _CHILD, config_name, *path], timeout=timeout)
         if m.returncode != 0:
             return _failed("turnproof", config_name, _failure(m, "the exploring child", timeout))
         try:

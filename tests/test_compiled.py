@@ -1,0 +1,119 @@
+"""The compiled path of the explicit engine (``checks/compiled.py``) against the interpreted one,
+its oracle: in every reachable state (at small bounds) of every built-in rule set and every
+shipped scenario, both give the same successors, of the same types, fired by the same rule
+instances, in the same order, with the same cuts; and explorations agree state for state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from turnproof.checks.compiled import NotTraceable, Sym, compile_model
+from turnproof.checks.explicit import (
+    Limits,
+    compiled_for,
+    dispatch_table,
+    explore,
+    interpreted_expand,
+)
+from turnproof.model.bench import BENCH
+from turnproof.model.magic import MAGIC
+from turnproof.model.riftbound import RIFTBOUND
+from turnproof.model.rules import Model
+from turnproof.scenarios import loader
+
+RULESETS = {"magic": MAGIC, "riftbound": RIFTBOUND, "bench": BENCH}
+SMALL = {"magic": {"turns": 1}, "riftbound": {"turns": 1}, "bench": {"turns": 1}}
+SHIPPED = [s.name for s in loader.shipped()]
+FAST_SCENARIOS = SHIPPED[:3]
+
+
+def assert_same_successors(model: Model, max_states: int | None = None) -> int:
+    """Compare both paths in every state the interpreted exploration reaches; the number of
+    states compared."""
+    field_index, table = dispatch_table(model)
+    oracle = interpreted_expand(model, table)
+    fast = compiled_for(model).expand
+    ex = explore(model, compiled=False, limits=Limits(max_states=max_states))
+    for i in range(ex.states):
+        s = ex.state(i)
+        want = oracle[s[field_index]](s)
+        got = fast[s[field_index]](s)
+        assert [(a, repr(t)) for a, t in got] == [(a, repr(t)) for a, t in want], (
+            f"state {i} of {model.ruleset.name}: {model.schema.describe_value(s)}"
+        )
+        assert [type(t) for _, t in got] == [type(t) for _, t in want]
+    return ex.states
+
+
+def assert_same_exploration(model: Model) -> None:
+    a = explore(model, compiled=False)
+    b = explore(model, compiled=True)
+    assert b.path == "compiled" and a.path == "interpreted"
+    assert a.nodes == b.nodes
+    assert (a.src, a.dst, a.act, a.parent) == (b.src, b.dst, b.act, b.parent)
+    assert a.bound_cuts == b.bound_cuts and a.cut_nodes == b.cut_nodes
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_both_paths_give_the_same_successors_on_each_built_in_rule_set(name: str) -> None:
+    model = Model(RULESETS[name], SMALL[name])
+    assert assert_same_successors(model) > 100
+    assert_same_exploration(model)
+
+
+@pytest.mark.parametrize("name", FAST_SCENARIOS)
+def test_both_paths_agree_on_some_shipped_scenarios(name: str) -> None:
+    built = loader.load_shipped(name).build()  # type: ignore[union-attr]
+    assert_same_successors(built.model, max_states=20_000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SHIPPED)
+def test_both_paths_agree_on_every_shipped_scenario(name: str) -> None:
+    built = loader.load_shipped(name).build()  # type: ignore[union-attr]
+    assert_same_successors(built.model, max_states=200_000)
+    assert_same_exploration(built.model)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_both_paths_agree_on_each_mutant(name: str) -> None:
+    rs = RULESETS[name]
+    for mutant in rs.mutants:
+        if mutant.cards:
+            continue  # composed with other cards: the scenarios cover those
+        model = Model(rs.amend(*mutant.amendments), {**SMALL[name], **mutant.bounds})
+        assert_same_successors(model, max_states=50_000)
+
+
+def test_the_compiler_says_which_instances_fall_back() -> None:
+    model = Model(BENCH, {"turns": 1})
+    field_index, table = dispatch_table(model)
+    a = model.actions[0]
+
+    def branchy(s: Any, x: Any, b: Any) -> Any:
+        if s.step == 0:  # a Python condition on a state value: not traceable
+            return s
+        return s.replace(step=1)
+
+    patched = {k: [(a.index, a.rule, branchy)] + acts[1:] for k, acts in table.items()}
+    comp = compile_model(model, patched, field_index)
+    assert comp.fell_back == 1 and "Python condition" in comp.fallbacks[a.index]
+    # ... and the fallback runs the interpreted rule
+    s = model.initial_states()[0]
+    assert comp.expand[s[field_index]](s)[0] == (a.index, s)
+
+
+def test_no_built_in_rule_instance_falls_back() -> None:
+    for name, rs in RULESETS.items():
+        comp = compiled_for(Model(rs, SMALL[name]))
+        assert comp.fallbacks == {}, name
+
+
+def test_a_symbolic_value_refuses_python_control_flow() -> None:
+    model = Model(BENCH, {"turns": 1})
+    comp = compiled_for(model)
+    assert comp.source.startswith("def expand")
+    with pytest.raises(NotTraceable):
+        bool(Sym.__new__(Sym))
