@@ -199,6 +199,7 @@ class ComboResult:
     findings: list[RawFinding] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # properties left UNKNOWN
     inapplicable: list[str] = field(default_factory=list)  # surprises that name what is absent
+    bounds_reached: dict[str, int] = field(default_factory=dict)  # transitions each bound cut
     met_cards: list[tuple[str, str]] = field(default_factory=list)
     met_rules: list[tuple[str, str]] = field(default_factory=list)
     from_cache: bool = False
@@ -299,6 +300,7 @@ def _check(job: Job, base: Any) -> ComboResult:
     limits = Limits(max_states=job.max_states)
     ex = explore(model, (), limits)
     out.states = ex.states
+    out.bounds_reached = dict(sorted(ex.bound_cuts.items()))
     out.met_cards, out.met_rules = interactions(ex)
     plain = [p for p in built.properties if not p.monitors]
     watched = [p for p in built.properties if p.monitors]
@@ -562,6 +564,7 @@ def result_from_json(d: Mapping[str, Any]) -> ComboResult:
         findings=findings,
         incomplete=list(d["incomplete"]),
         inapplicable=list(d["inapplicable"]),
+        bounds_reached=dict(d["bounds_reached"]),
         met_cards=[tuple(p) for p in d["met_cards"]],  # type: ignore[misc]
         met_rules=[tuple(p) for p in d["met_rules"]],  # type: ignore[misc]
     )
@@ -1098,9 +1101,8 @@ def build_document(
         )
     )
     for i, f in enumerate(findings, 1):
-        f["name"] = (
-            f"{i:02d}-{slug(f['kind'] if f['kind'] != PROPERTY else f['property'])}-"
-            + "-".join(slug(by_label[lab].key) for lab in f["cards"])
+        f["name"] = f"{i:02d}-{slug(f['property'] or f['kind'])}-" + "-".join(
+            slug(by_label[lab].key) for lab in f["cards"]
         )
         f["name"] = f["name"][:80].rstrip("-")
         f["file"] = f"findings/{f['name']}.toml"
@@ -1156,7 +1158,7 @@ def build_document(
             "space": total,
             "planned": len(planned),
             "done": sum(1 for c in planned if tuple(labels[i] for i in c) in results),
-            "checked": len(checked),
+            "checked": sum(1 for r in checked if not r.from_cache),
             "skipped": len(skipped),
             "from_cache": sum(1 for r in results.values() if r.from_cache),
             "shrink_checks": stats.get("shrink", 0),
@@ -1170,6 +1172,11 @@ def build_document(
             if r.incomplete
         ],
         "inapplicable": sorted({s for r in checked for s in r.inapplicable}),
+        "bounds_reached": [
+            {"cards": list(r.combo), "bounds": r.bounds_reached}
+            for r in sorted(checked, key=lambda r: r.combo)
+            if r.bounds_reached
+        ],
         "coverage": {
             "pairs": pairs,
             "card_rules": card_rules,
