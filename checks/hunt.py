@@ -12,7 +12,7 @@ of the pool's cards of size 1 to ``size``:
   while the smaller combination still shows it. The report says which mode ran and what part
   of the space it covered.
 
-Each combination (:func:`check_combination`, one independent job) is composed as a scenario
+Each combination (:func:`run_job`, one independent job) is composed as a scenario
 (:class:`~turnproof.model.scenario.Scenario`: plain data every process builds the same way);
 a combination that does not compose is skipped, with the reason. The explicit engine then
 checks every property of the composed rule set (but ``no-deadlock`` and
@@ -31,7 +31,7 @@ steps*, as a sorted set of ``citation`` (``citation [card]`` for a step of a car
 * otherwise: the last step of the trace (the one into the state that breaks or witnesses the
   property) and every step whose rule comes from a card.
 
-Raw findings with one signature are one :class:`HuntFinding`, listing every combination that
+Raw findings with one signature are one finding (:class:`Group`), listing every combination that
 shows it; its *minimal* combinations are those of which no checked proper subset shows it, and
 it is reported at the first of them (fewest cards, then shortest trace, then by name). Findings
 are ranked by size, then trace length, then kind, property and cards.
@@ -181,7 +181,6 @@ class RawFinding:
     trace: Trace
     message: str = ""
 
-    @property
     def signature(self) -> tuple[str, str, tuple[str, ...]]:
         return (self.kind, self.property, self.decisive)
 
@@ -421,8 +420,10 @@ def interactions(ex: Any) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]
                     o = kind_owner.get(int(v))
                     if o is not None:
                         here.add(o)
-                elif leaf_owner[i] is not None and v != initial[i]:
-                    here.add(leaf_owner[i])
+                elif v != initial[i]:
+                    mine = leaf_owner[i]
+                    if mine is not None:
+                        here.add(mine)
             got = present[n] = frozenset(here)
         return got
 
@@ -565,8 +566,8 @@ def result_from_json(d: Mapping[str, Any]) -> ComboResult:
         incomplete=list(d["incomplete"]),
         inapplicable=list(d["inapplicable"]),
         bounds_reached=dict(d["bounds_reached"]),
-        met_cards=[tuple(p) for p in d["met_cards"]],  # type: ignore[misc]
-        met_rules=[tuple(p) for p in d["met_rules"]],  # type: ignore[misc]
+        met_cards=[(a, b) for a, b in d["met_cards"]],
+        met_rules=[(a, b) for a, b in d["met_rules"]],
     )
 
 
@@ -870,8 +871,8 @@ def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> di
             weights = []
             for i in range(n):
                 r = results.get((labels[i],))
-                active = r is not None and r.status == "checked"
-                weights.append(1.0 + (len({rule for _, rule in r.met_rules}) if active else 0))
+                active = r.met_rules if r is not None and r.status == "checked" else []
+                weights.append(1.0 + len({rule for _, rule in active}))
             sampled = sample_combinations(
                 n, settings.size, settings.budget - len(singles), settings.seed, weights, singles
             )
@@ -978,7 +979,7 @@ def group_findings(results: Mapping[tuple[str, ...], ComboResult]) -> dict[Signa
         minimal = minimal_combinations(list(shown))
         mine: list[Group] = []
         for combo in minimal:
-            sig = shown[combo].signature
+            sig = shown[combo].signature()
             g = groups.setdefault(sig, Group(sig, {}, set()))
             g.minimal[combo] = shown[combo]
             g.shown.add(combo)
