@@ -43,7 +43,7 @@ from turnproof.checks.runner import (
     select,
     selection_of,
 )
-from turnproof.checks.workers import end_workers
+from turnproof.checks.workers import default_jobs, end_workers
 from turnproof.model.errors import ScenarioError, TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import Model, RuleSet
@@ -1316,6 +1316,157 @@ def rulesets_command(fmt: str) -> int:
     return _show(
         fmt, lambda: json_report.render_rulesets_json(sets), lambda: text.render_rulesets(sets)
     )
+
+
+@cli.command("hunt")
+@click.argument("game", metavar="GAME")
+@click.option(
+    "--size",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Combinations of 1 to N cards.",
+)
+@click.option(
+    "--pool",
+    "pool_name",
+    metavar="FILE",
+    help="A pool file, or the name of a shipped pool (default: the shipped pool named GAME).",
+)
+@_bound_option
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="The most combinations to check: more than that in the space, and the hunt samples.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="The sampling seed.")
+@click.option(
+    "--max-states",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    metavar="N",
+    help="Stop exploring one combination after N states (its unanswered properties are listed).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (or Ray CPUs of a local Ray); default: the cores this process may use.",
+)
+@click.option("--backend", type=click.Choice(("local", "ray")), default="local", show_default=True)
+@click.option("--address", metavar="ADDR", help="The Ray cluster to use (--backend ray).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write hunt.txt, hunt.json, hunt.md and findings/NAME.toml (one scenario a finding).",
+)
+@click.option("--no-confirm", is_flag=True, help="Do not replay the findings on Z3.")
+@click.option("--no-cache", is_flag=True, help="Check every combination again.")
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+def hunt_command(
+    game: str,
+    size: int,
+    pool_name: str | None,
+    bound_texts: tuple[str, ...],
+    budget: int,
+    seed: int,
+    max_states: int,
+    jobs: int | None,
+    backend: str,
+    address: str | None,
+    fmt: str,
+    out: Path | None,
+    no_confirm: bool,
+    no_cache: bool,
+    no_progress: bool,
+) -> int:
+    """Search combinations of a pool's cards for findings: broken properties, a turn that
+    can't end, deadlocks, clashing automatic rules and surprising states, each at its
+    smallest combination, with its trace and a scenario file that reproduces it.
+    Exit code 0: no finding; 1: findings; 130: interrupted (the findings so far are
+    reported)."""
+    from turnproof.checks import hunt as hunting
+    from turnproof.reports import hunt as hunt_report
+    from turnproof.scenarios import pools
+
+    sets = builtin_rulesets()
+    if game not in sets:
+        raise UnknownNameError("rule set", game, list(sets))
+    pool = pools.load_pool(pools.find_pool(pool_name or game))
+    if pool.game != game:
+        raise TurnproofError(f"pool {pool.name} is a pool of {pool.game} cards, not {game}")
+    valid = [sp.name for sp in sets[game].bound_specs]
+    pool = pool.with_bounds(parse_bounds(bound_texts, valid))
+    if address and backend != "ray":
+        raise TurnproofError("--address goes with --backend ray")
+    if out is not None:
+        check_out_dir(out)
+    settings = hunting.Settings(
+        size=size,
+        budget=budget,
+        seed=seed,
+        max_states=max_states,
+        jobs=jobs or default_jobs(),
+        backend=backend,
+        address=address,
+        confirm=not no_confirm,
+        cache="" if no_cache else None,
+    )
+    with _hunt_progress(not no_progress and sys.stderr.isatty()) as progress:
+        doc = hunting.hunt(pool, settings, progress)
+    written: list[Path] = []
+    if out is not None:
+        files = {
+            "hunt.txt": hunt_report.render_hunt_text(doc),
+            "hunt.json": hunt_report.render_hunt_json(doc),
+            "hunt.md": hunt_report.render_hunt_markdown(doc),
+        }
+        for f in doc["findings"]:
+            files[f["file"]] = f["scenario"]
+        written = write_report_set(out, files)
+    click.echo(hunt_report.RENDERERS[fmt](doc), nl=False)
+    for path in written:
+        click.echo(f"{PROG}: wrote {path}", err=True)
+    if doc["search"]["interrupted"]:
+        click.echo(f"{PROG}: interrupted: the findings so far are reported", err=True)
+        return 130
+    return 1 if doc["findings"] else 0
+
+
+@contextlib.contextmanager
+def _hunt_progress(enabled: bool) -> Iterator[Any]:
+    """A rich progress bar on stderr counting the hunt's combinations, phase by phase."""
+    from turnproof.checks.hunt import Progress as HuntProgress
+
+    if not enabled:
+        yield HuntProgress()
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        current: list[Any] = []
+
+        def start(phase: str, total: int) -> None:
+            current[:] = [bar.add_task(phase, total=total)]
+
+        def advance(result: Any) -> None:
+            if current:
+                bar.advance(current[0])
+
+        yield HuntProgress(start, advance)
 
 
 def _terminate(signum: int, frame: Any) -> None:

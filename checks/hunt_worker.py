@@ -1,0 +1,32 @@
+"""A hunt worker process: answers pickled :class:`~turnproof.checks.hunt.Job` values read from
+its standard input with pickled :class:`~turnproof.checks.hunt.ComboResult` values on its
+standard output, one after another, until its input is closed (``checks/hunt.py``'s local
+backend starts one per worker)."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import traceback
+
+from turnproof.checks.hunt import ComboResult, run_job
+
+
+def main() -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            job = pickle.load(stdin)  # noqa: S301 - sent by the hunt's local backend
+        except EOFError:
+            return
+        try:
+            answer = run_job(job)
+        except Exception as exc:  # an internal error: reported with the combination
+            last = traceback.format_exception_only(exc)[-1].strip()
+            answer = ComboResult(job.combo, "error", reason=f"internal error: {last}")
+        pickle.dump(answer, stdout)
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
