@@ -10,11 +10,11 @@ targets, and ties keep that order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from turnproof.checks.explicit import Exploration, Limits, explore
+from turnproof.checks.results import Fixture, Step, Suite
 from turnproof.model.errors import TurnproofError
 from turnproof.model.rules import Model
 
@@ -25,43 +25,6 @@ MAX_FIXTURES = 500
 
 class ConformanceError(TurnproofError):
     """A model that cannot give a conformance suite (too large, or nothing fires)."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a fixture: the rule instance that fires, its citation, whose choice it is and
-    who makes it (``None`` for an automatic rule), and the state after it."""
-
-    action: str
-    rule: str
-    summary: str
-    decider: int | None
-    decided_by: int | None
-    state: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """A shortest trace from an initial state, with the rules and pairs of rules it covers."""
-
-    name: str
-    start: dict[str, Any]
-    steps: tuple[Step, ...]
-    rules: tuple[str, ...]  # the rules it fires ("MTG 514.3a cleanup_repeats"), in trace order
-    pairs: tuple[tuple[str, str], ...]  # the pairs of rules enabled together in one of its states
-    targets: tuple[str, ...]  # what it was chosen for (a rule, or "A + B" for a pair)
-
-
-@dataclass(frozen=True)
-class Suite:
-    ruleset: dict[str, Any]  # name, version, content hash, amendments
-    bounds: dict[str, int]
-    observable: tuple[str, ...]  # the fields a fixture's states show (empty: all of them)
-    states: int
-    fixtures: tuple[Fixture, ...]
-    rules: tuple[str, ...]  # every rule that fires within the bounds
-    pairs: tuple[tuple[str, str], ...]  # every pair of rules enabled together in some state
-    never_fired: tuple[str, ...]  # rules of the rule set that never fire within the bounds
 
 
 def rule_key(model: Model, action_index: int) -> str:

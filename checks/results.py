@@ -435,3 +435,43 @@ class RuleChange:
             return 1
         results = self.base.results + self.amended.results
         return 3 if any(r.verdict is Verdict.UNKNOWN for r in results) else 0
+
+
+# -- conformance suites (checks/conformance.py builds them) ---------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a fixture: the rule instance that fires, its citation, whose choice it is and
+    who makes it (``None`` for an automatic rule), and the state after it."""
+
+    action: str
+    rule: str
+    summary: str
+    decider: int | None
+    decided_by: int | None
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A shortest trace from an initial state, with the rules and pairs of rules it covers."""
+
+    name: str
+    start: dict[str, Any]
+    steps: tuple[Step, ...]
+    rules: tuple[str, ...]  # the rules it fires ("MTG 514.3a cleanup_repeats"), in trace order
+    pairs: tuple[tuple[str, str], ...]  # the pairs of rules enabled together in one of its states
+    targets: tuple[str, ...]  # what it was chosen for (a rule, or "A + B" for a pair)
+
+
+@dataclass(frozen=True)
+class Suite:
+    ruleset: dict[str, Any]  # name, version, content hash, amendments
+    bounds: dict[str, int]
+    observable: tuple[str, ...]  # the fields a fixture's states show (empty: all of them)
+    states: int
+    fixtures: tuple[Fixture, ...]
+    rules: tuple[str, ...]  # every rule that fires within the bounds
+    pairs: tuple[tuple[str, str], ...]  # every pair of rules enabled together in some state
+    never_fired: tuple[str, ...]  # rules of the rule set that never fire within the bounds

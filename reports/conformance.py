@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.checks.conformance import Fixture, Suite
+from turnproof.checks.results import Fixture, Suite
 from turnproof.reports.itf import SPEC, itf_value
 from turnproof.reports.json_report import dumps
 
