@@ -37,19 +37,26 @@ import time
 import tomllib
 import types
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from importlib import resources
 from typing import Any
 
 from turnproof.checks import explicit
 from turnproof.checks.diff import side_by_side
-from turnproof.checks.results import CheckReport, Outcome, ReplayRow, Trace
+from turnproof.checks.results import (
+    DOMAIN_CHECK,
+    OPERATORS,
+    Changed,
+    CheckReport,
+    Generated,
+    MutantResult,
+    MutationReport,
+    Outcome,
+)
 from turnproof.checks.runner import Selection
 from turnproof.model.errors import ModelError, TurnproofError
 from turnproof.model.rules import Model, Replace, Rule, RuleSet
-
-OPERATORS = ("drop-guard", "drop-conjunct", "flip-comparison", "swap-player", "keep-field")
 
 #: The state fields that name the player who acts.
 PLAYER_FIELDS = ("prio", "focus")
@@ -66,8 +73,6 @@ _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Gt: ast.LtE,
 }
 _OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Gt: ">"}
-
-DOMAIN_CHECK = "domain-check"
 
 
 # -- finding the code of a rule ------------------------------------------------------------------
@@ -328,24 +333,6 @@ def _with_cell(base: types.FunctionType, cell: str, value: Any) -> types.Functio
 # -- the mutants ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Generated:
-    """One generated mutant: the rule, the operator, where and what, and the mutated rule
-    (``None`` with ``error`` when the mutated source does not compile)."""
-
-    id: str  # rule:operator:n, unique and stable
-    rule: str
-    citation: str
-    card: str
-    operator: str
-    target: str  # the function mutated
-    module: str  # the module it is defined in
-    line: int  # the line in the function's file
-    what: str
-    mutated: Rule | None = field(default=None, compare=False, repr=False)
-    error: str = ""
-
-
 def players_source(ruleset: RuleSet) -> str | None:
     """How a mutated rule counts the players: the bound ``players``, or, for a rule set with
     a fixed number of them, the number of values its player field takes at the default bounds;
@@ -401,61 +388,6 @@ def generate(ruleset: RuleSet, rules: Sequence[str] = ()) -> list[Generated]:
 
 
 # -- running them --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Changed:
-    """The changed behaviour of a surviving mutant: the shortest trace to a state reachable on
-    one side only (``side``: ``base`` or ``mutant``), or to a state where a rule instance is
-    enabled on one side only (``rule``); replayed on the other side."""
-
-    side: str
-    trace: Trace
-    rows: tuple[ReplayRow, ...]
-    diverges_at: int | None
-    rule: str = ""  # the rule instance enabled on ``side`` only, at the trace's last state
-
-
-@dataclass(frozen=True)
-class MutantResult:
-    mutant: Generated
-    status: str  # killed, survived, equivalent, invalid
-    killed_by: tuple[str, ...] = ()
-    reason: str = ""  # why invalid, or what a domain check found
-    explained: str = ""  # why a survivor is not a bug (a data file's word)
-    changed: Changed | None = None
-    states: int = 0
-    transitions: int = 0
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class MutationReport:
-    ruleset: dict[str, Any]
-    bounds: dict[str, int]
-    properties: tuple[str, ...]
-    reference: dict[str, str]  # each property's outcome on the base
-    base_states: int
-    base_transitions: int
-    results: tuple[MutantResult, ...]
-    seconds: float = 0.0
-
-    def count(self, status: str, operator: str | None = None) -> int:
-        return sum(
-            1
-            for r in self.results
-            if r.status == status and (operator is None or r.mutant.operator == operator)
-        )
-
-    @property
-    def kill_rate(self) -> float | None:
-        """killed / (killed + survived); ``None`` when there is neither."""
-        k, s = self.count("killed"), self.count("survived")
-        return k / (k + s) if k + s else None
-
-    @property
-    def holes(self) -> tuple[MutantResult, ...]:
-        return tuple(r for r in self.results if r.status == "survived" and not r.explained)
 
 
 def _edges(ex: explicit.Exploration) -> set[tuple[Any, Any, int]]:
@@ -536,6 +468,7 @@ def run(
     explained: dict[str, str] | None = None,
     on_mutant: Callable[[int, int, str], None] | None = None,
     mutants: Sequence[Generated] | None = None,
+    on_result: Callable[[MutantResult], None] | None = None,
 ) -> MutationReport:
     """Generate the mutants of ``selection``'s rule set and check each one (the module doc)."""
     started = time.perf_counter()
@@ -554,20 +487,21 @@ def run(
     for n, g in enumerate(todo):
         if on_mutant is not None:
             on_mutant(n, len(todo), g.id)
-        out.append(
-            _one(
-                g,
-                ruleset,
-                values,
-                props,
-                limits,
-                reference,
-                base_ex,
-                base_states,
-                base_edges,
-                notes,
-            )
+        result = _one(
+            g,
+            ruleset,
+            values,
+            props,
+            limits,
+            reference,
+            base_ex,
+            base_states,
+            base_edges,
+            notes,
         )
+        out.append(result)
+        if on_result is not None:
+            on_result(result)
     return MutationReport(
         ruleset=model.describe(),
         bounds=dict(model.bounds),

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from turnproof.checks.mutate import DOMAIN_CHECK, OPERATORS, MutantResult, MutationReport
+from turnproof.checks.results import DOMAIN_CHECK, OPERATORS, MutantResult, MutationReport
 from turnproof.reports.document import Run, format_bounds, format_seconds, plural, story_of
 from turnproof.reports.json_report import trace_json
 from turnproof.reports.markdown import code, table
