@@ -153,3 +153,36 @@ def test_bench_kill_matrix() -> None:
     report = mutate.run(select(bench))
     counts = {s: report.count(s) for s in mutate_report.STATUSES}
     assert counts == {"killed": 23, "survived": 39, "equivalent": 14, "invalid": 0}
+
+
+#: Generated mutants that survived every property of the Magic core before the properties added
+#: for them, and the property that kills each now.
+CLOSED_HOLES = {
+    "pass_priority:swap-player:1": "pass-gives-priority-to-next-player",
+    "add_mana:swap-player:1": "mana-goes-to-its-player",
+    "draw_step:swap-player:1": "active-player-draws",
+    "cleanup_discard:keep-field:1": "cleanup-discards-to-hand-size",
+    "declare_attackers:keep-field:2": "attacking-creature-taps",
+    "declare_attackers:drop-guard:3": "attacks-a-planeswalker-only-if-there-is-one",
+    "declare_blockers:keep-field:1": "a-creature-can-block",
+    "combat_damage:keep-field:1": "combat-damage-by-power",
+    "pass_resolve:drop-guard:2": "resolves-only-an-object",
+    "pass_end_step:flip-comparison:2": "a-creature-can-block",
+}
+
+
+def test_the_holes_found_in_the_magic_core_are_closed() -> None:
+    got = _run(CORE, list(CLOSED_HOLES))
+    for mid, prop in CLOSED_HOLES.items():
+        assert got[mid].status == "killed", mid
+        assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
+
+
+@pytest.mark.slow
+def test_magic_core_kill_rate() -> None:
+    report = mutate.run(
+        select(CORE, bounds=ONE_TURN), ONE_TURN, explained=mutate.explained_survivors("magic")
+    )
+    counts = {s: report.count(s) for s in mutate_report.STATUSES}
+    assert counts == {"killed": 61, "survived": 2, "equivalent": 83, "invalid": 0}
+    assert report.holes == ()  # both survivors are explained
