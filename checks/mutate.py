@@ -240,6 +240,7 @@ class _Swap(ast.NodeTransformer):
     def visit(self, node: ast.AST) -> Any:
         if node is self.target:
             players = ast.parse(self.players, mode="eval").body
+            assert isinstance(node, ast.expr)
             plus = ast.BinOp(node, ast.Add(), ast.Constant(1))
             return ast.BinOp(plus, ast.Mod(), players)
         return self.generic_visit(node)
@@ -365,7 +366,7 @@ def generate(ruleset: RuleSet, rules: Sequence[str] = ()) -> list[Generated]:
             for site in sites(tree, arg_names, players):
                 n = counters[site.operator] = counters.get(site.operator, 0) + 1
                 gid = f"{r.name}:{site.operator}:{n}"
-                common = dict(
+                common: dict[str, Any] = dict(
                     id=gid,
                     rule=r.name,
                     citation=r.citation,
@@ -407,11 +408,11 @@ def changed_behaviour(base: explicit.Exploration, mut: explicit.Exploration) -> 
                 break
     if not candidates:
         eb, em = _edges(base), _edges(mut)
-        for side, own, other, mine, theirs in (
+        for side, own, other, have, lack in (
             ("mutant", mut, base, em, eb),
             ("base", base, mut, eb, em),
         ):
-            diff = mine - theirs
+            diff = have - lack
             if not diff:
                 continue
             index = {own.state(k): k for k in range(own.states)}
