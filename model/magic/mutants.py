@@ -63,6 +63,19 @@ def _attack_untapped(s: Any, x: Any, b: Any, attack: int) -> Any:
     return t.replace(tapped=s.tapped)
 
 
+def _attack_anyway(s: Any, x: Any, b: Any, attack: int) -> Any:
+    x.require(s.step == Step.ATTACKERS)
+    a = core.active(s, b)
+    s = core.step_begins(s, x, b, Step.ATTACKERS)
+    if attack != core.ATTACKS_PLAYER:
+        return core.to_check(s, x, b)
+    return core.to_check(s.replace(attacking=attack, tapped=x.set(s.tapped, a, True)), x, b)
+
+
+def _sba_spares(s: Any, x: Any, b: Any) -> Any:
+    return core.sba.fn(s, x, b).replace(alive=s.alive)
+
+
 def _attack_any_planeswalker(s: Any, x: Any, b: Any, attack: int) -> Any:
     x.require(s.step == Step.ATTACKERS)
     a = core.active(s, b)
@@ -127,6 +140,18 @@ ACT_MUTANTS = (
         "an attacking creature does not tap",
         (_rewritten(core.declare_attackers, "attacking does not tap", _attack_untapped),),
         ("attacking-creature-taps",),
+    ),
+    Mutant(
+        "tapped-creature-attacks",
+        "a tapped creature, or one that has died, can attack",
+        (_rewritten(core.declare_attackers, "any creature can attack", _attack_anyway),),
+        ("only-an-untapped-creature-attacks",),
+    ),
+    Mutant(
+        "lethal-damage-spares",
+        "a creature with lethal damage loses its damage but stays on the battlefield",
+        (_rewritten(core.sba, "creatures with lethal damage survive", _sba_spares),),
+        ("lethal-damage-destroys",),
     ),
     Mutant(
         "attack-a-missing-planeswalker",

@@ -22,6 +22,7 @@ from turnproof.model.magic.core import (
     active,
     controls_planeswalker,
     defender,
+    lethal,
     power,
 )
 from turnproof.model.magic.sagas import chapter_pending, is_chapter_of, sagas
@@ -610,6 +611,17 @@ def _attacker_taps(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) 
     return x.Implies(_declares(s, t, x), x.And(*taps))
 
 
+def _attacker_can_attack(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    a = active(s, b)
+    able = x.And(x.get(s.alive, a), x.Not(x.get(s.tapped, a)))
+    return x.Implies(x.And(_declares(s, t, x), t.attacking != NOT_ATTACKING), able)
+
+
+def _lethal_dies(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    dies = [x.Implies(lethal(s, x, b, p), x.Not(t.alive[p])) for p in range(b.players)]
+    return x.Implies(r.citation == "MTG 704.3", x.And(*dies))
+
+
 def _attacks_what_exists(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     at_walker = t.attacking == ATTACKS_PLANESWALKER
     return x.Implies(
@@ -710,6 +722,23 @@ ACT_PROPERTIES = (
         _attacker_taps,
         antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
         citations=("MTG 508.1f", "MTG 508.1a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "only-an-untapped-creature-attacks",
+        "the creature declared as an attacker is on the battlefield and untapped",
+        _attacker_can_attack,
+        antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
+        citations=("MTG 508.1a",),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "lethal-damage-destroys",
+        "when state-based actions are performed, a creature with damage at least its "
+        "toughness (or toughness 0 or less) is put into its owner's graveyard",
+        _lethal_dies,
+        antecedent=lambda s, x, b, m: x.Or(*(lethal(s, x, b, p) for p in range(b.players))),
+        citations=("MTG 704.5f", "MTG 704.5g", "MTG 704.3"),
         for_all=FOR_ALL,
     ),
     step(
