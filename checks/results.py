@@ -475,3 +475,83 @@ class Suite:
     rules: tuple[str, ...]  # every rule that fires within the bounds
     pairs: tuple[tuple[str, str], ...]  # every pair of rules enabled together in some state
     never_fired: tuple[str, ...]  # rules of the rule set that never fire within the bounds
+
+
+# -- generated mutants (checks/mutate.py) ------------------------------------------------------
+
+OPERATORS = ("drop-guard", "drop-conjunct", "flip-comparison", "swap-player", "keep-field")
+
+DOMAIN_CHECK = "domain-check"
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One generated mutant: the rule, the operator, where and what, and the mutated rule
+    (``None`` with ``error`` when the mutated source does not compile)."""
+
+    id: str  # rule:operator:n, unique and stable
+    rule: str
+    citation: str
+    card: str
+    operator: str
+    target: str  # the function mutated
+    module: str  # the module it is defined in
+    line: int  # the line in the function's file
+    what: str
+    mutated: Any = field(default=None, compare=False, repr=False)  # the mutated Rule
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Changed:
+    """The changed behaviour of a surviving mutant: the shortest trace to a state reachable on
+    one side only (``side``: ``base`` or ``mutant``), or to a state where a rule instance is
+    enabled on one side only (``rule``); replayed on the other side."""
+
+    side: str
+    trace: Trace
+    rows: tuple[ReplayRow, ...]
+    diverges_at: int | None
+    rule: str = ""  # the rule instance enabled on ``side`` only, at the trace's last state
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    mutant: Generated
+    status: str  # killed, survived, equivalent, invalid
+    killed_by: tuple[str, ...] = ()
+    reason: str = ""  # why invalid, or what a domain check found
+    explained: str = ""  # why a survivor is not a bug (a data file's word)
+    changed: Changed | None = None
+    states: int = 0
+    transitions: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class MutationReport:
+    ruleset: dict[str, Any]
+    bounds: dict[str, int]
+    properties: tuple[str, ...]
+    reference: dict[str, str]  # each property's outcome on the base
+    base_states: int
+    base_transitions: int
+    results: tuple[MutantResult, ...]
+    seconds: float = 0.0
+
+    def count(self, status: str, operator: str | None = None) -> int:
+        return sum(
+            1
+            for r in self.results
+            if r.status == status and (operator is None or r.mutant.operator == operator)
+        )
+
+    @property
+    def kill_rate(self) -> float | None:
+        """killed / (killed + survived); ``None`` when there is neither."""
+        k, s = self.count("killed"), self.count("survived")
+        return k / (k + s) if k + s else None
+
+    @property
+    def holes(self) -> tuple[MutantResult, ...]:
+        return tuple(r for r in self.results if r.status == "survived" and not r.explained)

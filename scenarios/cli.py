@@ -955,6 +955,32 @@ def consistency_command(
     return code
 
 
+def _report_out_options(stem: str) -> Callable[[F], F]:
+    """--out DIR (the report as STEM.txt, STEM.md and STEM.json) and --no-progress."""
+
+    def wrap(fn: F) -> F:
+        fn = click.option("--no-progress", is_flag=True, help="Do not show progress on stderr.")(fn)
+        return click.option(
+            "--out",
+            type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+            default=None,
+            metavar="DIR",
+            help=f"Also write the report into DIR as {stem}.txt, {stem}.md and {stem}.json, "
+            "all at once.",
+        )(fn)
+
+    return wrap
+
+
+def _emit_report_set(files: dict[str, str], stem: str, fmt: str, out: Path | None) -> None:
+    """Write ``files`` into ``out`` (all at once) and print the one in format ``fmt``."""
+    written = write_report_set(out, files) if out is not None else []
+    ext = {"text": "txt", "json": "json", "markdown": "md"}[fmt]
+    click.echo(files[f"{stem}.{ext}"], nl=False)
+    for path in written:
+        click.echo(f"{PROG}: wrote {path}", err=True)
+
+
 # -- diff -------------------------------------------------------------------------------------
 
 DIFF_FORMATS = ("text", "json", "markdown")
@@ -1019,14 +1045,7 @@ def _diff_sides(
     help="A bound for the load-bearing mutations (repeatable; default: turns=1 where the rule "
     "set has turns, over the bounds of the comparison).",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
-    default=None,
-    metavar="DIR",
-    help="Also write the report into DIR as diff.txt, diff.md and diff.json, all at once.",
-)
-@click.option("--no-progress", is_flag=True, help="Do not show progress on stderr.")
+@_report_out_options("diff")
 def diff_command(
     base: str,
     amended: str,
@@ -1109,15 +1128,85 @@ def diff_command(
         change.load_bearing = lb
     run = Run.measured(_argv(), started, max_states=max_states, max_seconds=max_seconds)
     doc = diff_report.build_diff_report(change, run)
-    files = diff_report.diff_files(doc)
-    written: list[Path] = []
-    if out is not None:
-        written = write_report_set(out, files)
-    shown = {"text": "diff.txt", "json": "diff.json", "markdown": "diff.md"}[fmt]
-    click.echo(files[shown], nl=False)
-    for path in written:
-        click.echo(f"{PROG}: wrote {path}", err=True)
+    _emit_report_set(diff_report.diff_files(doc), "diff", fmt, out)
     return doc.exit_code
+
+
+@cli.command("mutate")
+@click.argument("target", required=False, metavar="[TARGET]")
+@_bound_option
+@click.option(
+    "--rule",
+    "rule_names",
+    multiple=True,
+    metavar="NAME",
+    help="Mutate only this rule (repeatable). Default: every rule, the cards' too.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", help="Output format."
+)
+@_report_out_options("mutate")
+def mutate_command(
+    target: str | None,
+    bound_texts: tuple[str, ...],
+    rule_names: tuple[str, ...],
+    fmt: str,
+    out: Path | None,
+    no_progress: bool,
+) -> int:
+    """Generate mutants of each rule from its source and run the properties against them.
+
+    For each rule (the core's and the cards'), one mutation at a time: a guard's conjunct
+    dropped (an x.require, or an operand of its x.And), a comparison flipped, the player who
+    acts swapped for the next one, or a field the rule resets left alone. Each mutant is
+    checked by the explicit engine (default bounds: turns=1 where the rule set has turns):
+    killed when a property that passes on the rule set fails; equivalent when its reachable
+    state graph is unchanged; otherwise it survived, a hole in the properties, shown with the
+    shortest trace of the changed behaviour. Survivors that a rule set's data file explains
+    (checks/survivors/NAME.toml) are listed apart, with the reason.
+
+    Exit codes: 0 no unexplained survivor, 1 some mutant survived unexplained, 2 bad input.
+
+    \b
+    Examples:
+      turnproof mutate magic --bound turns=1
+      turnproof mutate magic --rule pass_end_step --format markdown
+      turnproof mutate riftbound --out reports/mutate
+    """
+    from turnproof.checks import mutate as mutation
+    from turnproof.reports import mutate as mutate_report
+
+    started = time.perf_counter()
+    rs = _target(target)
+    if (
+        isinstance(rs, RuleSet)
+        and not bound_texts
+        and any(s.name == "turns" for s in rs.bound_specs)
+    ):
+        bound_texts = ("turns=1",)
+    selection, _ = _selection(target, (), bound_texts, None, None)
+    ruleset = selection.model.ruleset
+    for name in rule_names:
+        if name not in ruleset.rule_names():
+            raise UnknownNameError("rule", name, ruleset.rule_names())
+    if out is not None:
+        check_out_dir(out)
+    show = not no_progress
+
+    def on_mutant(done: int, total: int, what: str) -> None:
+        if show:
+            click.echo(f"{PROG}: mutant {done + 1}/{total}: {what}", err=True)
+
+    report = mutation.run(
+        selection,
+        rules=rule_names,
+        explained=mutation.explained_survivors(ruleset.name),
+        on_mutant=on_mutant,
+    )
+    run = Run.measured(_argv(), started)
+    doc = mutate_report.build_mutate_report(report, run)
+    _emit_report_set(mutate_report.mutate_files(doc), "mutate", fmt, out)
+    return 1 if report.holes else 0
 
 
 @cli.command("amendments")

@@ -122,7 +122,7 @@ def test_variant_and_bound(with_tiny: None) -> None:
         (["check", "bench", "--max-states", "0"], "--max-states"),
         (["rules", "bench", "--cite", "999"], "valid rule citations: MTG 117.3c"),
         (["properties", "nope"], "valid rule sets: bench"),
-        (["frobnicate"], "check, conformance, consistency, diff, explore, hunt, properties"),
+        (["frobnicate"], "check, conformance, consistency, diff, explore, hunt, mutate"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

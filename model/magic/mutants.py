@@ -7,17 +7,200 @@ drift from the rule it mutates. The cards' own mutants live in their packs.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from turnproof.model.kit.players import next_player
 from turnproof.model.magic import core
-from turnproof.model.magic.core import Stage
+from turnproof.model.magic.core import NO_ITEM, Stage, Step
 from turnproof.model.properties import Mutant
-from turnproof.model.rules import Amendment, DeriveHook, Remove, Replace
+from turnproof.model.rules import Amendment, DeriveHook, Remove, Replace, Rule
 
 
 def _derived(rule_name: str, summary: str, **clauses: Any) -> Replace:
     base = next(r for r in core.RULES if r.name == rule_name)
     return Replace(rule_name, base.derive(f"MUTANT: {summary}", **clauses))
+
+
+def _rewritten(rule: Rule, summary: str, fn: Any = None, **fields: Any) -> Replace:
+    """``rule`` with a hand-written wrong body ``fn`` (or other fields), its citation, kind,
+    parameters and stage guard kept."""
+    if fn is not None:
+        fields["fn"] = fn
+    return Replace(rule.name, replace(rule, summary=f"MUTANT: {summary}", **fields))
+
+
+# -- hand-written wrong rules for the properties that the generated mutants asked for ----------
+
+
+def _pass_keeps_priority(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.passes + 1 < b.players)
+    return s.replace(stage=Stage.CHECK, passes=s.passes + 1)
+
+
+def _mana_to_next(s: Any, x: Any, b: Any) -> Any:
+    t = core.add_mana.fn(s, x, b)
+    p, q = s.prio, next_player(s.prio, b.players)
+    x.require(x.get(s.mana, q) < b.mana)
+    mana = x.set(t.mana, p, x.get(s.mana, p))
+    return t.replace(mana=x.set(mana, q, x.get(s.mana, q) + 1))
+
+
+def _defender_draws(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.step == Step.DRAW)
+    s = core.step_begins(s, x, b, Step.DRAW)
+    return core.to_check(core.draw(s, x, b, next_player(core.active(s, b), b.players)), x, b)
+
+
+def _no_discard(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.step == Step.CLEANUP)
+    x.require(core.live(s, b))
+    return core.step_begins(s, x, b, Step.CLEANUP).replace(stage=Stage.DAMAGE_REMOVAL)
+
+
+def _attack_untapped(s: Any, x: Any, b: Any, attack: int) -> Any:
+    t = core.declare_attackers.fn(s, x, b, attack)
+    return t.replace(tapped=s.tapped)
+
+
+def _attack_anyway(s: Any, x: Any, b: Any, attack: int) -> Any:
+    x.require(s.step == Step.ATTACKERS)
+    a = core.active(s, b)
+    s = core.step_begins(s, x, b, Step.ATTACKERS)
+    if attack != core.ATTACKS_PLAYER:
+        return core.to_check(s, x, b)
+    return core.to_check(s.replace(attacking=attack, tapped=x.set(s.tapped, a, True)), x, b)
+
+
+def _sba_spares(s: Any, x: Any, b: Any) -> Any:
+    return core.sba.fn(s, x, b).replace(alive=s.alive)
+
+
+def _attack_any_planeswalker(s: Any, x: Any, b: Any, attack: int) -> Any:
+    x.require(s.step == Step.ATTACKERS)
+    a = core.active(s, b)
+    s = core.step_begins(s, x, b, Step.ATTACKERS)
+    if attack == core.NOT_ATTACKING:
+        return core.to_check(s, x, b)
+    x.require(x.And(x.get(s.alive, a), x.Not(x.get(s.tapped, a))))
+    return core.to_check(s.replace(attacking=attack, tapped=x.set(s.tapped, a, True)), x, b)
+
+
+def _no_combat_damage(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.step == Step.DAMAGE)
+    return core.to_check(core.step_begins(s, x, b, Step.DAMAGE), x, b)
+
+
+def _resolve_anything(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.passes + 1 == b.players)
+    res, rest = x.seq_top(s.stack), x.seq_pop(s.stack)
+    return s.replace(stage=Stage.RESOLVING, res=res, stack=rest, passes=0, prio=0)
+
+
+def _stay_in_combat(s: Any, x: Any, b: Any) -> Any:
+    t = core.pass_end_step.fn(s, x, b)
+    return t.replace(attacking=s.attacking, blocking=s.blocking)
+
+
+def _priority_to_its_controller(s: Any, x: Any, b: Any) -> Any:
+    return s.replace(res=NO_ITEM, stage=Stage.CHECK, prio=s.res.ctrl, passes=0)
+
+
+ACT_MUTANTS = (
+    Mutant(
+        "pass-keeps-priority",
+        "a player who passes keeps priority instead of passing it to the next player",
+        (
+            _rewritten(
+                core.pass_priority, "the passing player keeps priority", _pass_keeps_priority
+            ),
+        ),
+        ("pass-gives-priority-to-next-player",),
+    ),
+    Mutant(
+        "mana-to-next-player",
+        "a mana ability adds its mana to the next player's pool",
+        (_rewritten(core.add_mana, "the mana goes to the next player", _mana_to_next),),
+        ("mana-goes-to-its-player",),
+    ),
+    Mutant(
+        "defender-draws",
+        "in the draw step the non-active player draws",
+        (_rewritten(core.draw_step, "the next player draws", _defender_draws),),
+        ("active-player-draws",),
+    ),
+    Mutant(
+        "no-discard",
+        "the cleanup step's discard to maximum hand size is skipped",
+        (_rewritten(core.cleanup_discard, "nobody discards", _no_discard),),
+        ("cleanup-discards-to-hand-size",),
+    ),
+    Mutant(
+        "vigilance-for-all",
+        "an attacking creature does not tap",
+        (_rewritten(core.declare_attackers, "attacking does not tap", _attack_untapped),),
+        ("attacking-creature-taps",),
+    ),
+    Mutant(
+        "tapped-creature-attacks",
+        "a tapped creature, or one that has died, can attack",
+        (_rewritten(core.declare_attackers, "any creature can attack", _attack_anyway),),
+        ("only-an-untapped-creature-attacks",),
+    ),
+    Mutant(
+        "lethal-damage-spares",
+        "a creature with lethal damage loses its damage but stays on the battlefield",
+        (_rewritten(core.sba, "creatures with lethal damage survive", _sba_spares),),
+        ("lethal-damage-destroys",),
+    ),
+    Mutant(
+        "attack-a-missing-planeswalker",
+        "a creature can attack a planeswalker the defending player does not control",
+        (
+            _rewritten(
+                core.declare_attackers, "any planeswalker can be attacked", _attack_any_planeswalker
+            ),
+        ),
+        ("attacks-a-planeswalker-only-if-there-is-one",),
+    ),
+    Mutant(
+        "never-block",
+        "the defending player can never block",
+        (_rewritten(core.declare_blockers, "no creature blocks", params=(("block", (0,)),)),),
+        ("a-creature-can-block",),
+    ),
+    Mutant(
+        "no-combat-damage",
+        "combat damage is never dealt",
+        (_rewritten(core.combat_damage, "no combat damage", _no_combat_damage),),
+        ("combat-damage-by-power",),
+    ),
+    Mutant(
+        "resolve-empty-stack",
+        "all players passing resolves 'something' even on an empty stack",
+        (_rewritten(core.pass_resolve, "resolves on an empty stack", _resolve_anything),),
+        ("resolves-only-an-object",),
+    ),
+    Mutant(
+        "stay-in-combat",
+        "creatures are not removed from combat as the combat phase ends",
+        (_rewritten(core.pass_end_step, "creatures stay in combat", _stay_in_combat),),
+        ("creatures-leave-combat-with-it",),
+    ),
+    Mutant(
+        "priority-to-resolved-controller",
+        "after a resolution the resolved object's controller receives priority, not the active "
+        "player",
+        (
+            _rewritten(
+                core.finish_resolving,
+                "its controller receives priority",
+                _priority_to_its_controller,
+            ),
+        ),
+        ("active-player-gets-priority-first",),
+    ),
+)
 
 
 def _every_saga(
@@ -246,6 +429,7 @@ MUTANTS = (
         ("saga-without-chapters-never-sacrificed",),
         cards=(("blank-saga", 0),),
     ),
+    *ACT_MUTANTS,
 )
 
 VARIANTS: dict[str, tuple[Amendment, ...]] = {

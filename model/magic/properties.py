@@ -10,8 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.model.kit.players import is_one_of, turn_order_rank
-from turnproof.model.magic.core import COMBAT_STEPS, MtgState, Proc, Stage, Step, active
+from turnproof.model.kit.players import is_one_of, next_player, turn_order_rank
+from turnproof.model.magic.core import (
+    ATTACKS_PLANESWALKER,
+    COMBAT_STEPS,
+    NOT_ATTACKING,
+    MtgState,
+    Proc,
+    Stage,
+    Step,
+    active,
+    controls_planeswalker,
+    defender,
+    lethal,
+    power,
+)
 from turnproof.model.magic.sagas import chapter_pending, is_chapter_of, sagas
 from turnproof.model.packs import resolution_name
 from turnproof.model.properties import (
@@ -543,6 +556,241 @@ SAGA_PROPERTIES = (
 )
 
 
+# -- who does what: the properties the generated mutants asked for (checks/mutate.py) ----------
+
+
+def _passes(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A pass that does not end anything gives priority to the next player in turn order, who
+    would receive it: state-based actions and triggers first."""
+    passed = t.prio == next_player(s.prio, b.players)
+    return x.Implies(r.citation == "MTG 117.3d", x.And(passed, t.stage == Stage.CHECK))
+
+
+def _own_mana(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Mana is added only to the pool of the player who has priority (who activated the
+    ability)."""
+    return x.And(*(x.Implies(t.mana[p] > s.mana[p], s.prio == p) for p in range(b.players)))
+
+
+def _draws(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    a = active(s, b)
+    hands = [
+        x.If(a == p, t.hand[p] == s.hand[p] + 1, t.hand[p] == s.hand[p]) for p in range(b.players)
+    ]
+    return x.Implies(
+        x.And(s.step == Step.DRAW, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN), x.And(*hands)
+    )
+
+
+def _discards(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    a = active(s, b)
+    hands = [
+        x.If(a == p, t.hand[p] == x.Min(s.hand[p], b.hand_max), t.hand[p] == s.hand[p])
+        for p in range(b.players)
+    ]
+    begins = x.And(s.step == Step.CLEANUP, s.stage == Stage.BEGIN, t.stage == Stage.DAMAGE_REMOVAL)
+    return x.Implies(begins, x.And(*hands))
+
+
+def _declares(s: MtgState, t: MtgState, x: Any) -> Term:
+    return x.And(s.step == Step.ATTACKERS, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN)
+
+
+def _attacker_taps(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Declaring attackers taps the active player's creature when it attacks, and changes no
+    other creature's tapped state."""
+    a = active(s, b)
+    taps = [
+        x.If(
+            a == p,
+            t.tapped[p] == x.Or(s.tapped[p], t.attacking != NOT_ATTACKING),
+            t.tapped[p] == s.tapped[p],
+        )
+        for p in range(b.players)
+    ]
+    return x.Implies(_declares(s, t, x), x.And(*taps))
+
+
+def _attacker_can_attack(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    a = active(s, b)
+    able = x.And(x.get(s.alive, a), x.Not(x.get(s.tapped, a)))
+    return x.Implies(x.And(_declares(s, t, x), t.attacking != NOT_ATTACKING), able)
+
+
+def _lethal_dies(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    dies = [x.Implies(lethal(s, x, b, p), x.Not(t.alive[p])) for p in range(b.players)]
+    return x.Implies(r.citation == "MTG 704.3", x.And(*dies))
+
+
+def _attacks_what_exists(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    at_walker = t.attacking == ATTACKS_PLANESWALKER
+    return x.Implies(
+        x.And(_declares(s, t, x), at_walker), controls_planeswalker(s, x, b, defender(s, b))
+    )
+
+
+def _damage_is_power(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Combat damage between an attacking creature and its blocker: each deals damage equal to
+    its power (none if its power is 0 or less) to the other; an unblocked attacker or no
+    attacker marks no damage on a creature."""
+    a, d = active(s, b), defender(s, b)
+    attacks = x.And(s.attacking != NOT_ATTACKING, x.get(s.alive, a))
+    blocked = x.And(attacks, s.blocking, x.get(s.alive, d))
+    to_d = x.Max(power(s, x, b, a), 0)
+    to_a = x.Max(power(s, x, b, d), 0)
+    dealt = x.And(
+        x.get(t.dmg, d) == x.get(s.dmg, d) + x.If(blocked, to_d, 0),
+        x.get(t.dmg, a) == x.get(s.dmg, a) + x.If(blocked, to_a, 0),
+    )
+    deals = x.And(s.step == Step.DAMAGE, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN)
+    return x.Implies(deals, dealt)
+
+
+def _blocked_attack(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.step == Step.DAMAGE, s.stage == Stage.BEGIN, s.blocking, s.attacking > 0)
+
+
+FIRST = Monitor(
+    "first",
+    BoolDomain(),
+    init=lambda s, x, b: s.stage == Stage.BEGIN,
+    # True from the start of a step, or from the end of a resolution, until a player next
+    # receives priority.
+    update=lambda s, t, r, m, x, b: x.If(
+        x.Or(step_begins(t), r.citation == "MTG 608.2n"),
+        True,
+        x.And(m.first, t.stage != Stage.PRIORITY),
+    ),
+)
+
+
+ACT_PROPERTIES = (
+    step(
+        "active-player-gets-priority-first",
+        "the active player is the first to receive priority in each step with priority and "
+        "after each resolution",
+        lambda s, t, r, x, b, m: x.Implies(
+            x.And(m.first, t.stage == Stage.PRIORITY), t.prio == active(t, b)
+        ),
+        monitors=(FIRST,),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVED,
+        citations=("MTG 117.3a", "MTG 117.3b"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "pass-gives-priority-to-next-player",
+        "a player who passes (without ending the step or resolving anything) passes priority to "
+        "the next player in turn order, who would receive it: state-based actions and triggers "
+        "first",
+        _passes,
+        citations=("MTG 117.3d", "MTG 117.5"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "mana-goes-to-its-player",
+        "mana is added only to the mana pool of the player who activated the mana ability (the "
+        "player with priority)",
+        _own_mana,
+        antecedent=_someone_has_mana,
+        citations=("MTG 605.3a", "MTG 106.4"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "active-player-draws",
+        "the draw step's turn-based action: the active player draws one card, and no other "
+        "player's hand changes",
+        _draws,
+        antecedent=lambda s, x, b, m: x.And(s.step == Step.DRAW, s.stage == Stage.BEGIN),
+        citations=("MTG 504.1",),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "cleanup-discards-to-hand-size",
+        "as the cleanup step begins, the active player discards down to the maximum hand size, "
+        "and only they: a hand within the maximum and every other player's hand keep their cards",
+        _discards,
+        antecedent=lambda s, x, b, m: x.And(
+            s.step == Step.CLEANUP, s.stage == Stage.BEGIN, x.get(s.hand, active(s, b)) > b.hand_max
+        ),
+        citations=("MTG 514.1",),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "attacking-creature-taps",
+        "declaring attackers taps the active player's creature if it attacks (it has no "
+        "vigilance), and no other creature's tapped state changes",
+        _attacker_taps,
+        antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
+        citations=("MTG 508.1f", "MTG 508.1a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "only-an-untapped-creature-attacks",
+        "the creature declared as an attacker is on the battlefield and untapped",
+        _attacker_can_attack,
+        antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
+        citations=("MTG 508.1a",),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "lethal-damage-destroys",
+        "when state-based actions are performed, a creature with damage at least its "
+        "toughness (or toughness 0 or less) is put into its owner's graveyard",
+        _lethal_dies,
+        antecedent=lambda s, x, b, m: x.Or(*(lethal(s, x, b, p) for p in range(b.players))),
+        citations=("MTG 704.5f", "MTG 704.5g", "MTG 704.3"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "attacks-a-planeswalker-only-if-there-is-one",
+        "a creature is declared attacking a planeswalker only when the defending player controls "
+        "one that can be attacked",
+        _attacks_what_exists,
+        # Checked at each declaration of attackers (with no planeswalker to attack, none is
+        # ever attacked, so "attacking a planeswalker" is no antecedent that must be reached).
+        antecedent=lambda s, x, b, m: x.And(s.step == Step.ATTACKERS, s.stage == Stage.BEGIN),
+        citations=("MTG 508.1b", "MTG 506.3"),
+        for_all=FOR_ALL,
+    ),
+    reachable(
+        "a-creature-can-block",
+        "can the defending player's creature block the attacking creature? (the case "
+        "combat-damage-by-power must cover)",
+        lambda s, x, b, m: s.blocking,
+        citations=("MTG 509.1",),
+    ),
+    step(
+        "combat-damage-by-power",
+        "combat damage: an attacking creature and its blocker each deal damage equal to their "
+        "power to the other, once; no creature is dealt combat damage otherwise",
+        _damage_is_power,
+        antecedent=_blocked_attack,
+        citations=("MTG 510.1a", "MTG 510.2"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "resolves-only-an-object",
+        "something resolves only when all players pass with an object on the stack",
+        lambda s, t, r, x, b, m: x.Implies(
+            x.And(s.stage == Stage.PRIORITY, t.stage == Stage.RESOLVING), s.stack.length > 0
+        ),
+        citations=("MTG 117.4", "MTG 405.5"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "creatures-leave-combat-with-it",
+        "a creature is attacking only during the combat phase: creatures are removed from "
+        "combat as it ends",
+        lambda s, x, b, m: x.Implies(
+            s.attacking != NOT_ATTACKING, is_one_of(x, s.step, *COMBAT_STEPS)
+        ),
+        antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
+        citations=("MTG 511.3", "MTG 506.4"),
+        for_all=FOR_ALL,
+    ),
+)
+
+
 PROPERTIES = (
     terminates(
         "end-the-turn-terminates",
@@ -683,4 +931,5 @@ PROPERTIES = (
     ),
     *CONTROL_PROPERTIES,
     *SAGA_PROPERTIES,
+    *ACT_PROPERTIES,
 )

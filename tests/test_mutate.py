@@ -1,0 +1,188 @@
+"""Generated mutants (``turnproof mutate``): generation from a rule's source, the verdicts
+(killed, equivalent, survived, invalid), the kill matrix of the tiny rule set, the reports."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from turnproof.checks import mutate
+from turnproof.checks.runner import select
+from turnproof.model.magic import compose_magic
+from turnproof.model.registry import builtin_rulesets
+from turnproof.reports import mutate as mutate_report
+from turnproof.reports.document import Run
+
+from tests.test_cli import invoke
+from tests.tiny_ruleset import TINY
+
+#: The Magic core with no card, at one turn: small enough (728 states) for seconds.
+CORE = compose_magic(())
+ONE_TURN = {"turns": 1}
+
+
+def _run(ruleset, ids, bounds=ONE_TURN):
+    made = {g.id: g for g in mutate.generate(ruleset, sorted({i.split(":")[0] for i in ids}))}
+    report = mutate.run(select(ruleset, bounds=bounds), bounds, mutants=[made[i] for i in ids])
+    return {r.mutant.id: r for r in report.results}
+
+
+def test_each_operator_generates_from_the_rule_source() -> None:
+    made = {g.id: g for g in mutate.generate(CORE, ["pass_end_step", "pass_priority", "sba"])}
+    assert made["pass_end_step:drop-guard:1"].what == (
+        "removed x.require(s.passes + 1 == b.players)"
+    )
+    assert made["pass_end_step:flip-comparison:1"].what.endswith("== -> !=")
+    assert made["pass_priority:swap-player:1"].what == "s.prio -> (s.prio + 1) % b.players"
+    assert made["pass_priority:keep-field:2"].what == "s.replace(...) leaves prio alone"
+    assert made["sba:keep-field:1"].operator == "keep-field"
+    # Clause defaults are left alone: no mutant of pass_end_step's keyword clauses.
+    assert not any("cleanup_repeats" in g.what for g in made.values())
+    assert all(g.mutated is not None and not g.error for g in made.values())
+    assert {g.citation for g in made.values() if g.rule == "pass_end_step"} == {"MTG 500.2"}
+
+
+def test_a_cards_resolution_mutates_the_cards_effect_too() -> None:
+    magic = builtin_rulesets()["magic"]
+    made = mutate.generate(magic, ["resolve_shock"])
+    effects = [g for g in made if g.target == "effect=_resolve"]
+    assert effects and all(g.module == "turnproof.model.magic.cards.shock" for g in effects)
+    assert any(g.what == "s.replace(...) leaves dmg alone" for g in effects)
+
+
+def test_a_dropped_guard_of_pass_end_step_is_killed_by_the_named_property() -> None:
+    got = _run(CORE, ["pass_end_step:drop-guard:1", "cleanup_ends_turn:flip-comparison:1"])
+    first = got["pass_end_step:drop-guard:1"]
+    assert first.status == "killed"
+    assert first.killed_by == ("step-ends-after-all-pass",)
+    flipped = got["cleanup_ends_turn:flip-comparison:1"]
+    assert flipped.status == "killed"
+    assert "eot-effects-end-before-next-turn" in flipped.killed_by
+
+
+def test_an_unchanged_graph_is_equivalent() -> None:
+    # With no card, no state-based action or trigger ever happens in cleanup: 514.3's guard
+    # "this cleanup step performed none" is always true where it is read.
+    got = _run(CORE, ["cleanup_ends_turn:drop-guard:2"])["cleanup_ends_turn:drop-guard:2"]
+    assert got.status == "equivalent"
+    assert got.killed_by == () and got.changed is None
+
+
+def test_a_mutant_that_raises_is_invalid() -> None:
+    (g,) = [m for m in mutate.generate(TINY, ["spin"]) if m.id == "spin:drop-guard:1"]
+
+    def broken(s, x, b):
+        raise TypeError("not a rule")
+
+    bad = replace(g, mutated=replace(g.mutated, fn=broken))
+    (r,) = mutate.run(select(TINY), mutants=[bad]).results
+    assert r.status == "invalid" and r.reason == "raises TypeError: not a rule"
+
+
+#: The kill matrix of the tiny rule set (pinned: a change must be deliberate).
+TINY_KILLED = {
+    "advance:drop-guard:1": ("domain-check",),
+    "advance:drop-conjunct:2": ("domain-check",),
+    "advance:flip-comparison:1": ("spinner-can-start", "spinner-stops"),
+    "advance:flip-comparison:2": ("spinner-can-start", "spinner-stops"),
+    "advance:keep-field:1": ("spinner-can-start", "spinner-stops"),
+    "start:flip-comparison:1": ("spinner-can-start", "spinner-stops"),
+    "start:keep-field:1": ("spinner-can-start", "spinner-stops"),
+    "spin:drop-guard:1": ("at-most-one-automatic-rule",),
+    "spin:flip-comparison:1": ("no-deadlock", "at-most-one-automatic-rule", "spinner-stops"),
+}
+
+
+def test_tiny_kill_matrix_is_pinned() -> None:
+    report = mutate.run(select(TINY))
+    killed = {r.mutant.id: r.killed_by for r in report.results if r.status == "killed"}
+    assert killed == TINY_KILLED
+    assert [r.mutant.id for r in report.results if r.status == "equivalent"] == [
+        "advance:drop-conjunct:1"
+    ]
+    assert (report.count("survived"), report.count("invalid"), len(report.results)) == (15, 0, 25)
+    assert report.kill_rate == pytest.approx(9 / 24)
+    hole = next(r for r in report.results if r.mutant.id == "push:flip-comparison:1")
+    assert hole.changed is not None and hole.changed.side == "base"
+    assert hole.changed.diverges_at == 1 and hole.changed.rows[0].other == "not enabled"
+
+
+def test_reports_render_one_value_deterministically() -> None:
+    report = mutate.run(select(TINY))
+    doc = mutate_report.build_mutate_report(report, Run())
+    files = mutate_report.mutate_files(doc)
+    assert set(files) == {"mutate.txt", "mutate.md", "mutate.json"}
+    data = json.loads(files["mutate.json"])
+    assert data["command"] == "mutate" and data["counts"]["killed"] == 9
+    assert data["counts"]["by_operator"]["flip-comparison"]["killed"] == 4
+    assert "kill rate: 37.5% (9 / 24)" in files["mutate.txt"]
+    assert "| `spin:drop-guard:1` |" in files["mutate.md"]
+
+    def masked(text: str) -> dict:
+        d = json.loads(text)
+        d["seconds"] = 0
+        for m in d["mutants"]:
+            m["seconds"] = 0
+        return d
+
+    again = mutate_report.mutate_files(
+        mutate_report.build_mutate_report(mutate.run(select(TINY)), Run())
+    )
+    assert masked(again["mutate.json"]) == masked(files["mutate.json"])
+
+
+def test_explained_survivors_are_read_from_the_data_file() -> None:
+    explained = mutate.explained_survivors("magic")
+    assert explained and all(why for why in explained.values())
+    assert mutate.explained_survivors("no-such-rule-set") == {}
+
+
+def test_cli_mutate(with_tiny: None) -> None:
+    r = invoke("mutate", "tiny", "--rule", "spin", "--format", "json", "--no-progress")
+    assert r.exit_code == 1  # spin has surviving mutants
+    data = json.loads(r.stdout)
+    assert {m["rule"] for m in data["mutants"]} == {"spin"}
+    bad = invoke("mutate", "tiny", "--rule", "nope")
+    assert bad.exit_code == 2 and "nope" in bad.stderr
+
+
+@pytest.mark.slow
+def test_bench_kill_matrix() -> None:
+    bench = builtin_rulesets()["bench"]
+    report = mutate.run(select(bench))
+    counts = {s: report.count(s) for s in mutate_report.STATUSES}
+    assert counts == {"killed": 23, "survived": 39, "equivalent": 14, "invalid": 0}
+
+
+#: Generated mutants that survived every property of the Magic core before the properties added
+#: for them, and the property that kills each now.
+CLOSED_HOLES = {
+    "pass_priority:swap-player:1": "pass-gives-priority-to-next-player",
+    "add_mana:swap-player:1": "mana-goes-to-its-player",
+    "draw_step:swap-player:1": "active-player-draws",
+    "cleanup_discard:keep-field:1": "cleanup-discards-to-hand-size",
+    "declare_attackers:keep-field:2": "attacking-creature-taps",
+    "declare_attackers:drop-guard:3": "attacks-a-planeswalker-only-if-there-is-one",
+    "declare_blockers:keep-field:1": "a-creature-can-block",
+    "combat_damage:keep-field:1": "combat-damage-by-power",
+    "pass_resolve:drop-guard:2": "resolves-only-an-object",
+    "pass_end_step:flip-comparison:2": "a-creature-can-block",
+}
+
+
+def test_the_holes_found_in_the_magic_core_are_closed() -> None:
+    got = _run(CORE, list(CLOSED_HOLES))
+    for mid, prop in CLOSED_HOLES.items():
+        assert got[mid].status == "killed", mid
+        assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
+
+
+@pytest.mark.slow
+def test_magic_core_kill_rate() -> None:
+    report = mutate.run(
+        select(CORE, bounds=ONE_TURN), ONE_TURN, explained=mutate.explained_survivors("magic")
+    )
+    counts = {s: report.count(s) for s in mutate_report.STATUSES}
+    assert counts == {"killed": 61, "survived": 2, "equivalent": 83, "invalid": 0}
+    assert report.holes == ()  # both survivors are explained
