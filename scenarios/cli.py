@@ -427,6 +427,18 @@ def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     return apply
 
 
+def _out_option(help_text: str) -> Callable[[F], F]:
+    """--out DIR: a folder the command writes all at once (``scenarios/outdir.py``), checked
+    before the run."""
+    return click.option(
+        "--out",
+        type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
+        default=None,
+        metavar="DIR",
+        help=help_text,
+    )
+
+
 def _bound_option(fn: F) -> F:
     """--bound NAME=VALUE, repeatable."""
     return click.option(
@@ -486,14 +498,10 @@ def _amendment_options(fn: F) -> F:
     "under the region's invariant up to 80%, the lasso search the rest; 60 for reachability).",
 )
 @_amendment_options
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
-    default=None,
-    metavar="DIR",
-    help="Also write the report into DIR (created if missing): report.md, report.html, "
+@_out_option(
+    "Also write the report into DIR (created if missing): report.md, report.html, "
     "report.json, report.txt, junit.xml, and traces/PROPERTY-ENGINE.itf.json for every trace. "
-    "The set appears at once; files get the mode the umask gives (0644 with umask 022).",
+    "The set appears at once; files get the mode the umask gives (0644 with umask 022)."
 )
 @click.option(
     "--amend",
@@ -753,12 +761,9 @@ def explore_command(
 @click.argument("target", required=False, metavar="[TARGET]")
 @_bound_option
 @_amendment_options
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Write the suite into DIR, all at once: suite.json, and fixtures/NNN.json (plain JSON, "
-    "reports/schema/conformance.schema.json) and fixtures/NNN.itf.json (ITF) for each fixture.",
+@_out_option(
+    "Write the suite into DIR, all at once: suite.json, and fixtures/NNN.json (plain JSON, "
+    "reports/schema/conformance.schema.json) and fixtures/NNN.itf.json (ITF) for each fixture."
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @click.option(
@@ -836,12 +841,9 @@ def conformance_command(
     "Time budget: for the exploration, and for each symbolic check.",
 )
 @_amendment_options
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Also write the findings into DIR, all at once: consistency.txt and consistency.json "
-    "(DIR is checked before the run).",
+@_out_option(
+    "Also write the findings into DIR, all at once: consistency.txt and consistency.json "
+    "(DIR is checked before the run)."
 )
 @click.option("--no-progress", is_flag=True, help="Do not show the progress display.")
 def consistency_command(
@@ -960,13 +962,8 @@ def _report_out_options(stem: str) -> Callable[[F], F]:
 
     def wrap(fn: F) -> F:
         fn = click.option("--no-progress", is_flag=True, help="Do not show progress on stderr.")(fn)
-        return click.option(
-            "--out",
-            type=click.Path(file_okay=False, dir_okay=True, path_type=Path),
-            default=None,
-            metavar="DIR",
-            help=f"Also write the report into DIR as {stem}.txt, {stem}.md and {stem}.json, "
-            "all at once.",
+        return _out_option(
+            f"Also write the report into DIR as {stem}.txt, {stem}.md and {stem}.json, all at once."
         )(fn)
 
     return wrap
@@ -1448,12 +1445,7 @@ def rulesets_command(fmt: str) -> int:
 @click.option("--backend", type=click.Choice(("local", "ray")), default="local", show_default=True)
 @click.option("--address", metavar="ADDR", help="The Ray cluster to use (--backend ray).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Write hunt.txt, hunt.json, hunt.md and findings/NAME.toml (one scenario a finding).",
-)
+@_out_option("Write hunt.txt, hunt.json, hunt.md and findings/NAME.toml (one scenario a finding).")
 @click.option("--no-confirm", is_flag=True, help="Do not replay the findings on Z3.")
 @click.option("--no-cache", is_flag=True, help="Check every combination again.")
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
