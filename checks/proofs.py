@@ -565,9 +565,10 @@ def check_property(
     enc = enc or Encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
     fixed = None
     if not given and not open_bounds and enc.open_bounds and prop.kind in ("always", "step"):
-        candidate = Encoding(model, prop.monitors, ())
-        if small_exploration(candidate) is not None:
-            fixed = candidate
+        if _small_model(model):
+            candidate = Encoding(model, prop.monitors, ())
+            if small_exploration(candidate) is not None:
+                fixed = candidate
     first_s = min(timeout_s, OPEN_BOUNDS_SHARE_S) if fixed is not None else timeout_s
     started = time.monotonic()
     r = _check(model, prop, enc, first_s, max_depth, antecedent_reached, tuple(guide))
@@ -592,6 +593,20 @@ def check_property(
 #: When a small model can fall back on its reachable set, the seconds given first to a proof
 #: for every value of the open bounds.
 OPEN_BOUNDS_SHARE_S = 15.0
+
+
+def _small_model(model: Model) -> bool:
+    """Whether the model (without any property's monitors) has at most
+    :data:`REACHABLE_SET_STATES` states: asked once per model, so that a large model pays one
+    short exploration for all its properties."""
+    cached = getattr(model, "_small_model", None)
+    if cached is None:
+        from turnproof.checks.explicit import Limits, explore
+
+        ex = explore(model, limits=Limits(max_states=REACHABLE_SET_STATES + 1))
+        cached = ex.complete and ex.states <= REACHABLE_SET_STATES
+        model._small_model = cached  # type: ignore[attr-defined]
+    return bool(cached)
 
 
 def _check(
