@@ -66,7 +66,9 @@ def _verdicts(report: CheckReport, name: str) -> tuple[tuple[str, str], ...]:
             r.engine,
             "engines disagree"
             if r.kind == "engines-agree"
-            else r.verdict.value + (", vacuous" if r.vacuous else ""),
+            else r.verdict.value
+            + (", vacuous" if r.vacuous else "")
+            + (", vacuity undecided" if r.vacuity_undecided else ""),
         )
         for r in report.results
         if r.name == name

@@ -82,6 +82,8 @@ class Exploration:
     path: str = "interpreted"
     #: Rule instances that stayed interpreted on the compiled path: instance index -> why.
     fallbacks: dict[int, str] = field(default_factory=dict)
+    #: With a ``stop`` predicate (see :func:`explore`): the first node that satisfied it.
+    hit: int | None = None
     _out: list[list[int]] | None = None
 
     @property
@@ -234,8 +236,13 @@ def explore(
     limits: Limits | None = None,
     progress: Progress | None = None,
     compiled: bool = True,
+    stop: Callable[[Any], bool] | None = None,
 ) -> Exploration:
     """Breadth-first search of every state reachable from the model's initial states.
+
+    ``stop(node)`` (a node is a state, or a ``(state, monitor values)`` pair with monitors)
+    ends the search at the first node discovered that satisfies it: ``Exploration.hit`` is
+    that node, whose path is a shortest one, and the exploration is incomplete.
 
     ``compiled`` runs the rule instances compiled to straight-line Python (those that the
     compiler cannot follow stay interpreted, each on its own; ``Exploration.fallbacks`` lists
@@ -248,7 +255,7 @@ def explore(
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _explore(model, monitors, limits, progress, compiled)
+        return _explore(model, monitors, limits, progress, compiled, stop)
     finally:
         if paused:
             gc.enable()
@@ -260,6 +267,7 @@ def _explore(
     limits: Limits | None,
     progress: Progress | None,
     compiled: bool,
+    stop: Callable[[Any], bool] | None = None,
 ) -> Exploration:
     limits = limits or Limits()
     x = ConcreteOps()
@@ -297,15 +305,16 @@ def _explore(
             nodes.append(node)
             parent.append(-1)
     n_initial = len(nodes)
+    hit = next((k for k, node in enumerate(nodes) if stop(node)), None) if stop else None
 
     max_states = limits.max_states
     state_cap: float = max_states if max_states is not None else float("inf")
     lookup, add_node, add_parent = index.get, nodes.append, parent.append
     add_src, add_dst, add_act = src.append, dst.append, act.append
     deadline = None if limits.max_seconds is None else start + limits.max_seconds
-    complete, reason = True, ""
+    complete, reason = hit is None, "" if hit is None else "stopped at the state searched for"
     i = 0
-    while i < len(nodes):
+    while complete and i < len(nodes):
         if i % PROGRESS_EVERY == 0:
             if progress is not None:
                 progress(i, len(nodes), len(src))
@@ -335,6 +344,12 @@ def _explore(
                 index[t] = j
                 add_node(t)
                 add_parent(len(src))
+                if stop is not None and stop(t):
+                    add_src(i)
+                    add_dst(j)
+                    add_act(ai)
+                    hit, complete, reason = j, False, "stopped at the state searched for"
+                    break
             add_src(i)
             add_dst(j)
             add_act(ai)
@@ -360,6 +375,7 @@ def _explore(
         cut_nodes=cut_nodes,
         path="compiled" if compiled else "interpreted",
         fallbacks=fallbacks,
+        hit=hit,
     )
 
 

@@ -396,6 +396,37 @@ def concrete_path(enc: Encoding, pred: Callable[..., Any]) -> tuple[str, ...] | 
     return tuple(ex.model.actions[ex.act[e]].label for e in ex.path_to(hit))
 
 
+#: The most states the explicit search for an antecedent (:func:`searched_path`) may store.
+SEARCH_STATES = 4_000_000
+#: The least time that search gets, even when the property's budget is spent.
+SEARCH_SECONDS = 30.0
+
+
+def searched_path(
+    enc: Encoding, pred: Callable[..., Any], deadline: Deadline
+) -> tuple[str, ...] | None:
+    """The rule instances of a shortest concrete path, at the model's values of the bounds, to
+    a state that satisfies ``pred``: found by a breadth-first search on the explicit engine
+    that stops at the first such state (at most :data:`SEARCH_STATES` states and
+    :data:`SEARCH_SECONDS` or what is left of ``deadline``, whichever is longer), to be checked
+    against the transition formula with :func:`~turnproof.checks.bmc.follow`; ``None`` when the
+    search ends without one."""
+    from turnproof.checks.explicit import Limits, explore
+
+    model = enc.model
+    x, b, mons = ConcreteOps(), model.bounds, enc.monitors
+
+    def hit(node: Any) -> bool:
+        s, m = (node[0], node[1]) if mons else (node, None)
+        return bool(pred(s, x, b, m))
+
+    limits = Limits(max_states=SEARCH_STATES, max_seconds=max(deadline.left(), SEARCH_SECONDS))
+    ex = explore(model, mons, limits, stop=hit)
+    if ex.hit is None:
+        return None
+    return tuple(model.actions[ex.act[e]].label for e in ex.path_to(ex.hit))
+
+
 #: What a trace says when it is a concrete path checked by Z3 step by step.
 FOLLOWED = (
     "the trace is the shortest concrete path of this small model, checked step by step against "
@@ -726,7 +757,11 @@ def _mark_vacuity(
 ) -> None:
     """The antecedent of an implication must be reachable, or the property holds vacuously."""
     target = state_target(enc, antecedent)
-    path = concrete_path(enc, antecedent)  # a small model's: checked by Z3 step by step
+    # A small model's shortest path, else the explicit engine's first path to the antecedent:
+    # either counts only once Z3 has checked it step by step against the transition formula.
+    path = concrete_path(enc, antecedent)
+    if path is None and small_exploration(enc, paths=True) is None:
+        path = searched_path(enc, antecedent, deadline)
     if path is not None and _follow_guide(enc, path, target, deadline):
         return
     found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
@@ -738,9 +773,11 @@ def _mark_vacuity(
         r.vacuous = True
         r.reason = "vacuous: no reachable state satisfies the property's antecedent (proved)"
     else:
+        # Proved, but perhaps only because nothing ever meets the antecedent: not a pass.
+        r.vacuity_undecided = True
         r.reason = (
-            f"antecedent not reached within {found.depth} steps and not proved unreachable "
-            f"({unreachable.reason or found.reason})"
+            f"vacuity undecided: the antecedent was not reached within {found.depth} steps and "
+            f"not proved unreachable ({unreachable.reason or found.reason})"
         )
 
 

@@ -195,6 +195,9 @@ class PropertyResult:
     bounds: dict[str, int] = field(default_factory=dict)
     bounds_reached: dict[str, int] = field(default_factory=dict)
     vacuous: bool = False
+    # A proof of an implication whose antecedent was neither reached nor proved unreachable: it
+    # may hold only because nothing meets the antecedent, so it is judged unknown, not passed.
+    vacuity_undecided: bool = False
     certificate: dict[str, Any] | None = None
     citations: tuple[str, ...] = ()
     holds_for: str = ""
@@ -211,7 +214,7 @@ class PropertyResult:
     def meets_expectation(self) -> bool:
         """True when the verdict is what the property expects (a vacuous pass is not), and the
         one the scenario pins, if it pins one."""
-        if self.vacuous:
+        if self.vacuous or self.vacuity_undecided:
             return False
         if self.pinned and self.verdict.value != self.pinned:
             return False
@@ -258,7 +261,8 @@ class CheckReport:
         finds it vacuous, when an engine found a violation trace it did not expect (one found
         with other values of bounds left open is no disagreement, but still a failure), when a
         scenario pins another verdict, or when no engine's verdict meets its expectation and some
-        engine reached a verdict; it is unknown when every engine said UNKNOWN.
+        engine reached a verdict; it is unknown when every engine said UNKNOWN (or proved it
+        with its vacuity undecided).
         """
         by_name: dict[str, list[PropertyResult]] = {}
         for r in self.results:
@@ -293,7 +297,7 @@ def _judge(results: list[PropertyResult]) -> Outcome:
         return Outcome.FAILED
     if any(r.meets_expectation for r in results):
         return Outcome.PASSED
-    if all(r.verdict is Verdict.UNKNOWN for r in results):
+    if all(r.verdict is Verdict.UNKNOWN or r.vacuity_undecided for r in results):
         return Outcome.UNKNOWN
     return Outcome.FAILED
 

@@ -279,6 +279,8 @@ def met_text(r: PropertyResult) -> str:
         return "yes"
     if r.verdict is Verdict.UNKNOWN:
         return "unknown"
+    if r.vacuity_undecided:
+        return "unknown (vacuity undecided)"
     if r.vacuous:
         return "NO (vacuous)"
     return f"NO (expected {_EXPECT_TEXT.get(r.expect, r.expect)})"
@@ -382,7 +384,10 @@ def mutant_verdict(report: CheckReport, name: str, breaks: Sequence[str]) -> str
         {
             r.name
             for r in report.results
-            if r.name in breaks and not r.meets_expectation and r.verdict is not Verdict.UNKNOWN
+            if r.name in breaks
+            and not r.meets_expectation
+            and r.verdict is not Verdict.UNKNOWN
+            and not r.vacuity_undecided
         }
     )
     if caught:
@@ -634,7 +639,7 @@ class ProofReport:
 def _summary(report: CheckReport, exit_code: int) -> tuple[str, ...]:
     results = report.results
     met = sum(1 for r in results if r.meets_expectation)
-    unknown = sum(1 for r in results if r.verdict is Verdict.UNKNOWN)
+    unknown = sum(1 for r in results if r.verdict is Verdict.UNKNOWN or r.vacuity_undecided)
     failed = len(results) - met - unknown
     parts = [f"{plural(len(results), 'result')}: {met} as expected"]
     if failed:

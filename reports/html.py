@@ -75,7 +75,9 @@ def _verdict_cell(v: Verdict) -> str:
 
 
 def _met_cell(e: Entry) -> str:
-    kind = "yes" if e.result.meets_expectation else "unknown" if e.met == "unknown" else "no"
+    kind = (
+        "yes" if e.result.meets_expectation else "unknown" if e.met.startswith("unknown") else "no"
+    )
     return f'<td class="met-{kind}">{escape(e.met)}</td>'
 
 

@@ -119,6 +119,8 @@ def result_json(r: PropertyResult) -> dict[str, Any]:
         out["reason"] = r.reason
     if r.vacuous:
         out["vacuous"] = True
+    if r.vacuity_undecided:
+        out["vacuity_undecided"] = True
     if r.bounds_reached:
         out["bounds_reached"] = dict(r.bounds_reached)
     if r.holds_for:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from turnproof.checks.results import Verdict
 from turnproof.reports.document import Entry, ProofReport, format_seconds, plural
 from turnproof.reports.text import story_lines
 
@@ -39,8 +38,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], right: Sequence
 
 
 def met_cell(e: Entry) -> str:
-    if e.verdict is Verdict.UNKNOWN and not e.result.meets_expectation:
-        return "❔ unknown"
+    if e.met.startswith("unknown"):
+        return f"❔ {e.met}"
     return f"{_MET_MARK[e.result.meets_expectation]} {e.met}"
 
 

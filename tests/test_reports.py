@@ -130,6 +130,15 @@ def sample_report() -> CheckReport:
             reason="engines disagree: explicit says EXHAUSTIVE, symbolic says VIOLATED",
         ),
         result("never-reached", Verdict.EXHAUSTIVE, vacuous=True, reason="vacuous: never reached"),
+        result(
+            "perhaps-vacuous",
+            Verdict.PROVED,
+            engine="symbolic",
+            states=0,
+            vacuity_undecided=True,
+            reason="vacuity undecided: the antecedent was not reached within 12 steps and not "
+            "proved unreachable (Spacer: timeout)",
+        ),
     ]
     ruleset = {
         "name": "sample",

@@ -46,6 +46,8 @@ E, P, U, V, W = (
         ((res(V),), 1),
         ((res(V), res(U, "symbolic")), 1),
         ((res(E, vacuous=True), res(P, "symbolic")), 1),  # vacuity found by one engine fails
+        ((res(P, "symbolic", vacuity_undecided=True),), 3),  # proved, perhaps vacuously
+        ((res(E), res(P, "symbolic", vacuity_undecided=True)), 0),  # the explicit engine saw it
         ((res(E), res(V, "symbolic"), res(V, "both", kind="engines-agree")), 1),
         ((res(V, expect="violated"),), 0),
         ((res(W, expect="witnessed"), res(U, "symbolic", expect="witnessed")), 0),

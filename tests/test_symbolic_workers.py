@@ -93,6 +93,25 @@ def test_a_reached_antecedent_is_not_searched_again() -> None:
     assert handed.verdict is Verdict.PROVED and not handed.vacuous and handed.reason == ""
 
 
+def test_an_antecedent_beyond_the_bmc_depth_is_reached_by_a_checked_explicit_path() -> None:
+    """The bench model's default bounds (5,017 states) are beyond the small-model path: the
+    antecedent, two extra cleanups in the last turn, is out of a 3-step BMC's reach, so the
+    explicit engine's first path to it is checked against the transition formula instead."""
+    prop = always(
+        "cl-in-range",
+        "the extra-cleanup counter stays in range",
+        lambda s, x, b, m: s.cl <= b.cmax,
+        antecedent=lambda s, x, b, m: x.And(s.turn == b.turns - 1, s.cl == b.cmax),
+    )
+    model = Model(BENCH, {})
+    ex = explore(model, stop=lambda s: s.turn == 2 and s.cl == 2)
+    assert ex.hit is not None and not ex.complete and ex.depth(ex.hit) > 3
+    assert all(not (ex.state(i).turn == 2 and ex.state(i).cl == 2) for i in range(ex.hit))
+    (r,) = check_properties(model, [prop], timeout_s=20, max_depth=3, jobs=0)
+    assert r.verdict is Verdict.PROVED and not r.vacuous and not r.vacuity_undecided
+    assert r.reason == ""
+
+
 def test_the_runner_hands_over_the_antecedents_the_explicit_engine_reached() -> None:
     reachable_antecedent = always(
         "cl-in-range",
