@@ -70,6 +70,7 @@ import random
 import re
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -249,6 +250,17 @@ def run_job(job: Job) -> ComboResult:
         out.key = key
     _store(job.cache, key, out)
     return out
+
+
+def answer_job(job: Job) -> ComboResult:
+    """:func:`run_job`, with an internal error (a bug, not bad input) reported as the answer
+    of its combination (status ``error``) rather than ending the hunt: every backend runs jobs
+    through this."""
+    try:
+        return run_job(job)
+    except Exception as exc:
+        last = traceback.format_exception_only(exc)[-1].strip()
+        return ComboResult(job.combo, "error", reason=f"internal error: {last}")
 
 
 def _one_line(text: str) -> str:
@@ -681,7 +693,7 @@ def run_local(jobs: int) -> Runner:
             for i, job in enumerate(batch):
                 if stop():
                     break
-                results[i] = run_job(job)
+                results[i] = answer_job(job)
                 done(results[i])
         except KeyboardInterrupt:
             raise HuntInterrupted(_aligned(results, len(batch))) from None
@@ -814,7 +826,7 @@ def run_ray(address: str | None, jobs: int) -> Runner:
             else:
                 ray.init(num_cpus=max(1, jobs), **kw)
             started = True
-        remote = ray.remote(run_job)
+        remote = ray.remote(answer_job)
         window = 2 * max(1, int(ray.cluster_resources().get("CPU", jobs)))
         waiting = iter(enumerate(batch))
         pending: dict[Any, int] = {}

@@ -12,9 +12,8 @@ from __future__ import annotations
 import pickle
 import signal
 import sys
-import traceback
 
-from turnproof.checks.hunt import ComboResult, run_job
+from turnproof.checks.hunt import answer_job
 
 
 def main() -> None:
@@ -25,11 +24,7 @@ def main() -> None:
             job = pickle.load(stdin)  # noqa: S301 - sent by the hunt's local backend
         except EOFError:
             return
-        try:
-            answer = run_job(job)
-        except Exception as exc:  # an internal error: reported with the combination
-            last = traceback.format_exception_only(exc)[-1].strip()
-            answer = ComboResult(job.combo, "error", reason=f"internal error: {last}")
+        answer = answer_job(job)
         try:
             pickle.dump(answer, stdout)
             stdout.flush()
