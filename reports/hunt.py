@@ -90,7 +90,7 @@ def render_hunt_text(doc: Mapping[str, Any]) -> str:
         lines.append(f"   trace ({len(trace.steps)} steps):")
         lines += ["     " + line for line in render_trace(trace).splitlines()]
     if doc["skipped"]:
-        lines += ["", f"skipped (do not compose): {len(doc['skipped'])}"]
+        lines += ["", f"skipped (do not compose, or an internal error): {len(doc['skipped'])}"]
         reasons: dict[str, list[str]] = {}
         for s in doc["skipped"]:
             reasons.setdefault(s["reason"], []).append(_cards(s["cards"]))
@@ -256,7 +256,9 @@ def render_hunt_html(doc: Mapping[str, Any]) -> str:
         body.append('<h2 id="details">Findings</h2>')
         body += [_finding_html(i, f) for i, f in enumerate(findings, 1)]
     if doc["skipped"]:
-        body.append(f'<h2 id="skipped">Skipped: do not compose ({len(doc["skipped"])})</h2>')
+        body.append(
+            f'<h2 id="skipped">Skipped: do not compose, or an internal error ({len(doc["skipped"])})</h2>'
+        )
         body.append(
             table_html(
                 ["cards", "reason"], [[_cards(s["cards"]), s["reason"]] for s in doc["skipped"]]
