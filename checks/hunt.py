@@ -69,6 +69,8 @@ import os
 import random
 import re
 import tempfile
+import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -248,6 +250,17 @@ def run_job(job: Job) -> ComboResult:
         out.key = key
     _store(job.cache, key, out)
     return out
+
+
+def answer_job(job: Job) -> ComboResult:
+    """:func:`run_job`, with an internal error (a bug, not bad input) reported as the answer
+    of its combination (status ``error``) rather than ending the hunt: every backend runs jobs
+    through this."""
+    try:
+        return run_job(job)
+    except Exception as exc:
+        last = traceback.format_exception_only(exc)[-1].strip()
+        return ComboResult(job.combo, "error", reason=f"internal error: {last}")
 
 
 def _one_line(text: str) -> str:
@@ -643,15 +656,25 @@ def sample_combinations(
     return out
 
 
-Runner = Callable[[Sequence[Job], Callable[[ComboResult], None]], list[ComboResult]]
+#: A backend: runs a batch of jobs, calling ``done`` with each answer as it arrives and asking
+#: ``stop`` before it starts each job (true: no more start; those in progress finish). Its
+#: answer is aligned with the batch: ``None`` for a job that did not start.
+Runner = Callable[
+    [Sequence[Job], Callable[[ComboResult], None], Callable[[], bool]], list[ComboResult | None]
+]
 
 
 class HuntInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a hunt: ``results`` are the answers that had arrived."""
+    """Ctrl-C during a hunt: ``results`` are the answers that had arrived, aligned with the
+    batch (``None`` for a job that had not finished)."""
 
-    def __init__(self, results: list[ComboResult]) -> None:
+    def __init__(self, results: list[ComboResult | None]) -> None:
         super().__init__("interrupted")
         self.results = results
+
+
+def _aligned(results: Mapping[int, ComboResult], n: int) -> list[ComboResult | None]:
+    return [results.get(i) for i in range(n)]
 
 
 def run_local(jobs: int) -> Runner:
@@ -660,68 +683,88 @@ def run_local(jobs: int) -> Runner:
     input and output until it is closed; the caller's main module is never run again in them,
     unlike ``multiprocessing``'s ``spawn``, and nothing is forked)."""
 
-    def run(batch: Sequence[Job], done: Callable[[ComboResult], None]) -> list[ComboResult]:
+    def run(
+        batch: Sequence[Job], done: Callable[[ComboResult], None], stop: Callable[[], bool]
+    ) -> list[ComboResult | None]:
+        if jobs > 1 and len(batch) > 1:
+            return _run_on_workers(batch, min(jobs, len(batch)), done, stop)
         results: dict[int, ComboResult] = {}
-        if jobs <= 1 or len(batch) <= 1:
-            try:
-                for i, job in enumerate(batch):
-                    results[i] = run_job(job)
-                    done(results[i])
-            except KeyboardInterrupt:
-                raise HuntInterrupted([results[i] for i in sorted(results)]) from None
-            return [results[i] for i in range(len(batch))]
-        return _run_on_workers(batch, min(jobs, len(batch)), done)
+        try:
+            for i, job in enumerate(batch):
+                if stop():
+                    break
+                results[i] = answer_job(job)
+                done(results[i])
+        except KeyboardInterrupt:
+            raise HuntInterrupted(_aligned(results, len(batch))) from None
+        return _aligned(results, len(batch))
 
     return run
 
 
 def _run_on_workers(
-    batch: Sequence[Job], jobs: int, done: Callable[[ComboResult], None]
-) -> list[ComboResult]:
+    batch: Sequence[Job],
+    jobs: int,
+    done: Callable[[ComboResult], None],
+    should_stop: Callable[[], bool],
+) -> list[ComboResult | None]:
+    """``batch`` on ``jobs`` worker processes, each fed by a thread of this process. A worker
+    ignores Ctrl-C (the terminal sends it to the whole process group): this process then ends
+    every worker it started, keeps the answers that had arrived, and raises
+    :class:`HuntInterrupted`. No worker outlives this call."""
     import pickle
     import queue
     import subprocess
     import sys
     import threading
 
-    todo: queue.Queue[tuple[int, Job] | None] = queue.Queue()
+    from turnproof.checks import workers
+
+    todo: queue.Queue[tuple[int, Job]] = queue.Queue()
     for item in enumerate(batch):
         todo.put(item)
     answers: queue.Queue[tuple[int, ComboResult | BaseException]] = queue.Queue()
     procs: list[subprocess.Popen[bytes]] = []
-    stop = threading.Event()
+    ending = threading.Event()  # Ctrl-C or a failure: end the workers now
+    stopped = threading.Event()  # ``should_stop`` said so: start no more jobs
 
     def serve() -> None:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "turnproof.checks.hunt_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+        if ending.is_set():
+            return
+        proc = workers.start_worker(
+            [sys.executable, "-m", "turnproof.checks.hunt_worker"], pipe_stderr=False
         )
         procs.append(proc)
         assert proc.stdin is not None and proc.stdout is not None
         try:
-            while not stop.is_set():
+            while not ending.is_set():
+                if stopped.is_set() or should_stop():
+                    stopped.set()
+                    return
                 try:
-                    item = todo.get_nowait()
+                    i, job = todo.get_nowait()
                 except queue.Empty:
                     return
-                assert item is not None
-                i, job = item
                 try:
                     pickle.dump(job, proc.stdin)
                     proc.stdin.flush()
                     answer = pickle.load(proc.stdout)  # noqa: S301 - our own child's answer
                 except (OSError, EOFError, pickle.UnpicklingError) as exc:
-                    answers.put(
-                        (i, HuntError(f"a hunt worker failed on {'+'.join(job.combo)}: {exc}"))
-                    )
+                    if not ending.is_set():
+                        answers.put(
+                            (i, HuntError(f"a hunt worker failed on {'+'.join(job.combo)}: {exc}"))
+                        )
                     return
                 answers.put((i, answer))
         finally:
+            if ending.is_set():
+                with contextlib.suppress(OSError):
+                    proc.kill()
             with contextlib.suppress(OSError):
                 proc.stdin.close()
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
+            workers.forget(proc)
 
     threads = [threading.Thread(target=serve, daemon=True) for _ in range(jobs)]
     for t in threads:
@@ -733,6 +776,8 @@ def _run_on_workers(
                 i, answer = answers.get(timeout=0.2)
             except queue.Empty:
                 if not any(t.is_alive() for t in threads) and answers.empty():
+                    if stopped.is_set():
+                        break
                     raise HuntError("the hunt workers stopped before every job was done") from None
                 continue
             if isinstance(answer, BaseException):
@@ -740,23 +785,33 @@ def _run_on_workers(
             results[i] = answer
             done(answer)
     except BaseException as exc:
-        stop.set()
+        ending.set()
         for proc in list(procs):  # only the workers this call started
             with contextlib.suppress(OSError):
                 proc.kill()
+        for t in threads:
+            t.join(timeout=15)
         if isinstance(exc, KeyboardInterrupt):
-            raise HuntInterrupted([results[i] for i in sorted(results)]) from None
+            while not answers.empty():  # answers that arrived before the workers were ended
+                i, answer = answers.get_nowait()
+                if not isinstance(answer, BaseException):
+                    results[i] = answer
+            raise HuntInterrupted(_aligned(results, len(batch))) from None
         raise
     for t in threads:
         t.join()
-    return [results[i] for i in range(len(batch))]
+    return _aligned(results, len(batch))
 
 
 def run_ray(address: str | None, jobs: int) -> Runner:
     """Jobs as Ray tasks: on the cluster at ``address``, or on a local Ray with ``jobs`` CPUs
-    (started here, and shut down after the batch, when none was running)."""
+    (started here, and shut down after the batch, when none was running). At most twice as
+    many tasks as the cluster has CPUs are submitted at a time, so that ``stop`` holds back
+    the rest."""
 
-    def run(batch: Sequence[Job], done: Callable[[ComboResult], None]) -> list[ComboResult]:
+    def run(
+        batch: Sequence[Job], done: Callable[[ComboResult], None], stop: Callable[[], bool]
+    ) -> list[ComboResult | None]:
         try:
             import ray
         except ImportError:
@@ -771,33 +826,45 @@ def run_ray(address: str | None, jobs: int) -> Runner:
             else:
                 ray.init(num_cpus=max(1, jobs), **kw)
             started = True
-        remote = ray.remote(run_job)
-        refs = [remote.remote(job) for job in batch]
-        index = {ref: i for i, ref in enumerate(refs)}
+        remote = ray.remote(answer_job)
+        window = 2 * max(1, int(ray.cluster_resources().get("CPU", jobs)))
+        waiting = iter(enumerate(batch))
+        pending: dict[Any, int] = {}
         results: dict[int, ComboResult] = {}
+
+        def submit() -> None:
+            while len(pending) < window and not stop():
+                nxt = next(waiting, None)
+                if nxt is None:
+                    return
+                pending[remote.remote(nxt[1])] = nxt[0]
+
         try:
-            pending = list(refs)
+            submit()
             while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
+                ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
-                    results[index[ref]] = ray.get(ref)
-                    done(results[index[ref]])
+                    i = pending.pop(ref)
+                    results[i] = ray.get(ref)
+                    done(results[i])
+                submit()
         except KeyboardInterrupt:
-            for ref in refs:
+            for ref in pending:
                 with contextlib.suppress(Exception):
                     ray.cancel(ref, force=True)
-            raise HuntInterrupted([results[i] for i in sorted(results)]) from None
+            raise HuntInterrupted(_aligned(results, len(batch))) from None
         finally:
             if started:
                 ray.shutdown()
-        return [results[i] for i in range(len(batch))]
+        return _aligned(results, len(batch))
 
     return run
 
 
 @dataclass
 class Settings:
-    """How a hunt runs (the command line's options)."""
+    """How a hunt runs (the command line's options). ``time_budget``: seconds for the whole
+    hunt, after which no job starts (``None``: no limit)."""
 
     size: int = 2
     budget: int = 1000
@@ -808,6 +875,7 @@ class Settings:
     address: str | None = None
     confirm: bool = True
     cache: str | None = None  # None: cache_dir()
+    time_budget: float | None = None
 
 
 @dataclass
@@ -818,10 +886,22 @@ class Progress:
     advance: Callable[[ComboResult], None] = lambda r: None
 
 
-def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> dict[str, Any]:
+#: Why a hunt stopped before its plan was done (``search.stopped`` in the document).
+OUT_OF_TIME = "time budget"
+INTERRUPTED = "interrupted"
+
+
+def hunt(
+    pool: Pool,
+    settings: Settings,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> dict[str, Any]:
     """Hunt in ``pool`` (see the module docstring): the hunt's document
     (:func:`build_document`). Ctrl-C ends the search; the document then holds the findings so
-    far and says that it was interrupted."""
+    far and says that it was interrupted. Once ``settings.time_budget`` seconds have passed
+    (on ``clock``), no job starts: those in progress finish, and the document says that the
+    time budget stopped the hunt, after how many of the planned combinations."""
     progress = progress or Progress()
     cache = cache_dir() if settings.cache is None else settings.cache
     runner = (
@@ -829,11 +909,17 @@ def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> di
         if settings.backend == "ray"
         else run_local(settings.jobs)
     )
+    deadline = None if settings.time_budget is None else clock() + settings.time_budget
     n = len(pool.cards)
     total = space_size(n, settings.size)
     results: dict[tuple[str, ...], ComboResult] = {}
     labels = [c.label for c in pool.cards]
-    stats = {"shrink": 0, "interrupted": False}
+    stats: dict[str, Any] = {"shrink": 0, "stopped": ""}
+
+    def stop() -> bool:
+        if not stats["stopped"] and deadline is not None and clock() >= deadline:
+            stats["stopped"] = OUT_OF_TIME
+        return bool(stats["stopped"])
 
     def job(combo: tuple[int, ...]) -> Job:
         return Job(
@@ -848,19 +934,21 @@ def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> di
 
     def run(phase: str, combos: Sequence[tuple[int, ...]]) -> None:
         todo = [c for c in combos if tuple(labels[i] for i in c) not in results]
-        if not todo:
+        if not todo or stop():
             return
         progress.start(phase, len(todo))
         try:
-            got = runner([job(c) for c in todo], progress.advance)
+            got = runner([job(c) for c in todo], progress.advance, stop)
         except HuntInterrupted as exc:
             got = exc.results
-            stats["interrupted"] = True
+            stats["stopped"] = INTERRUPTED
         for r in got:
-            results[r.combo] = r
+            if r is not None:
+                results[r.combo] = r
 
     mode = "exhaustive" if total <= settings.budget else "sampled"
     planned: list[tuple[int, ...]] = []
+    confirmations: dict[Signature, str] = {}
     try:
         if mode == "exhaustive":
             planned = all_combinations(n, settings.size)
@@ -877,10 +965,9 @@ def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> di
                 n, settings.size, settings.budget - len(singles), settings.seed, weights, singles
             )
             planned = singles + sampled
-            if not stats["interrupted"]:
-                run("sampled combinations", sampled)
+            run("sampled combinations", sampled)
             index = {lab: i for i, lab in enumerate(labels)}
-            while not stats["interrupted"]:  # shrink: remove one card at a time
+            while not stop():  # shrink: remove one card at a time
                 groups = group_findings(results)
                 wanted: set[tuple[int, ...]] = set()
                 for g in groups.values():
@@ -894,12 +981,12 @@ def hunt(pool: Pool, settings: Settings, progress: Progress | None = None) -> di
                     break
                 stats["shrink"] += len(wanted)
                 run("shrinking", sorted(wanted, key=lambda c: (len(c), c)))
-        confirmations: dict[tuple[str, str, tuple[str, ...]], str] = {}
-        if settings.confirm and not stats["interrupted"]:
-            confirmations = _confirm_findings(pool, results, settings, cache, runner, progress)
+        if settings.confirm:
+            confirmations = _confirm_findings(
+                pool, results, settings, cache, runner, progress, stop, stats
+            )
     except KeyboardInterrupt:
-        stats["interrupted"] = True
-        confirmations = {}
+        stats["stopped"] = INTERRUPTED
     return build_document(pool, settings, mode, total, planned, results, confirmations, stats)
 
 
@@ -910,7 +997,11 @@ def _confirm_findings(
     cache: str,
     runner: Runner,
     progress: Progress,
-) -> dict[tuple[str, str, tuple[str, ...]], str]:
+    stop: Callable[[], bool],
+    stats: dict[str, Any],
+) -> dict[Signature, str]:
+    """Each finding's answer from the symbolic engine, by signature (none for those that did
+    not run: the hunt stopped first)."""
     by_label = {c.label: c for c in pool.cards}
     jobs = []
     for sig, g in group_findings(results).items():
@@ -929,17 +1020,18 @@ def _confirm_findings(
                 loop_start=raw.trace.loop_start,
             )
         )
-    if not jobs:
+    if not jobs or stop():
         return {}
     progress.start("confirming", len(jobs))
     try:
-        got = runner(jobs, progress.advance)
+        got = runner(jobs, progress.advance, stop)
     except HuntInterrupted as exc:
         got = exc.results
+        stats["stopped"] = INTERRUPTED
     answers = {}
     for j, r in zip(jobs, got):
-        assert j.confirm is not None
-        answers[j.confirm] = r.reason
+        if j.confirm is not None and r is not None:
+            answers[j.confirm] = r.reason
     return answers
 
 
@@ -1070,6 +1162,14 @@ def build_document(
     skipped = sorted(
         (r for r in results.values() if r.status in ("skipped", "error")), key=lambda r: r.combo
     )
+    stopped = stats.get("stopped", "")
+    not_confirmed = (
+        "not run"
+        if not settings.confirm
+        else "not run: the time budget ran out"
+        if stopped == OUT_OF_TIME
+        else "not run: interrupted"
+    )
     findings = []
     for sig, g in group_findings(results).items():
         combo, raw = g.representative()
@@ -1085,9 +1185,7 @@ def build_document(
             "decisive": list(decisive),
             "minimal": [list(c) for c in sorted(g.minimal, key=lambda c: (len(c), c))],
             "shown_by": [list(c) for c in sorted(g.shown, key=lambda c: (len(c), c))],
-            "symbolic": confirmations.get(
-                sig, "not run" if not settings.confirm else "not run: interrupted"
-            ),
+            "symbolic": confirmations.get(sig, not_confirmed),
             "trace": raw.trace,
         }
         findings.append(f)
@@ -1163,7 +1261,9 @@ def build_document(
             "skipped": len(skipped),
             "from_cache": sum(1 for r in results.values() if r.from_cache),
             "shrink_checks": stats.get("shrink", 0),
-            "interrupted": bool(stats.get("interrupted")),
+            "time_budget": settings.time_budget,
+            "stopped": stopped or None,
+            "interrupted": stopped == INTERRUPTED,
         },
         "findings": findings,
         "skipped": [{"cards": list(r.combo), "reason": r.reason} for r in skipped],

@@ -1,31 +1,35 @@
 """A hunt worker process: answers pickled :class:`~turnproof.checks.hunt.Job` values read from
 its standard input with pickled :class:`~turnproof.checks.hunt.ComboResult` values on its
 standard output, one after another, until its input is closed (``checks/hunt.py``'s local
-backend starts one per worker)."""
+backend starts one per worker).
+
+Ctrl-C is ignored here: a terminal sends it to the whole process group, and the process that
+started the worker decides (it keeps the answers that had arrived and ends its workers). A
+worker whose parent has gone (its output closed) exits quietly."""
 
 from __future__ import annotations
 
 import pickle
+import signal
 import sys
-import traceback
 
-from turnproof.checks.hunt import ComboResult, run_job
+from turnproof.checks.hunt import answer_job
 
 
 def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:
             job = pickle.load(stdin)  # noqa: S301 - sent by the hunt's local backend
         except EOFError:
             return
+        answer = answer_job(job)
         try:
-            answer = run_job(job)
-        except Exception as exc:  # an internal error: reported with the combination
-            last = traceback.format_exception_only(exc)[-1].strip()
-            answer = ComboResult(job.combo, "error", reason=f"internal error: {last}")
-        pickle.dump(answer, stdout)
-        stdout.flush()
+            pickle.dump(answer, stdout)
+            stdout.flush()
+        except BrokenPipeError:
+            return
 
 
 if __name__ == "__main__":

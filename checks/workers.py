@@ -102,6 +102,27 @@ _live: set[subprocess.Popen[bytes]] = set()
 _live_lock = threading.Lock()
 
 
+def start_worker(args: Sequence[str], *, pipe_stderr: bool = True) -> subprocess.Popen[bytes]:
+    """Start a worker process, its standard input and output piped (and its standard error,
+    unless ``pipe_stderr`` is false: then it is this process's), that :func:`end_workers` ends
+    if it is still running then; :func:`forget` it once it has exited."""
+    with _live_lock:  # started and remembered at once: end_workers misses none
+        proc = subprocess.Popen(
+            list(args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if pipe_stderr else None,
+        )
+        _live.add(proc)
+    return proc
+
+
+def forget(proc: subprocess.Popen[bytes]) -> None:
+    """A worker process that has exited (or been ended): :func:`end_workers` leaves it."""
+    with _live_lock:
+        _live.discard(proc)
+
+
 def end_workers() -> None:
     """End every worker process this process started that is still running."""
     with _live_lock:
@@ -141,19 +162,11 @@ def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
 
 
 def _run_in_subprocess(task: Task) -> Any:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "turnproof.checks.workers"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    with _live_lock:
-        _live.add(proc)
+    proc = start_worker([sys.executable, "-m", "turnproof.checks.workers"])
     try:
         out, err_bytes = proc.communicate(pickle.dumps(task))
     finally:
-        with _live_lock:
-            _live.discard(proc)
+        forget(proc)
     what = task.prop or "the bounds task"
     if proc.returncode != 0:
         err = err_bytes.decode(errors="replace").strip().splitlines()

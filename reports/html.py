@@ -16,7 +16,7 @@ install Graphviz, with the DOT text to draw elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
 from turnproof.checks.results import Verdict
@@ -245,9 +245,32 @@ def render_html(doc: ProofReport, draw: Draw | None = None) -> str:
     figures = "".join(f"<li>{escape(k)}: {escape(v)}</li>" for k, v in doc.figures)
     summary = "".join(f"<li>{escape(s)}</li>" for s in doc.conclusions)
     body.append(f'<h2 id="figures">Figures</h2><ul>{figures}{summary}</ul>')
+    return page(f"turnproof check: {h.ruleset}", body)
+
+
+def page(title: str, body: Sequence[str]) -> str:
+    """One self-contained HTML page: ``title`` (plain text) and the ``body`` parts (HTML), one
+    a line, with the inline style sheet :data:`CSS`."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>turnproof check: {escape(h.ruleset)}</title><style>{CSS}</style></head>"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head>"
         "<body>\n" + "\n".join(body) + "\n</body></html>\n"
     )
+
+
+def table_html(
+    headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[int] = ()
+) -> str:
+    """A table of plain-text cells (escaped here); the columns in ``numeric`` right-aligned."""
+
+    def cells(row: Sequence[str], tag: str) -> str:
+        return "".join(
+            f'<{tag} class="num">{escape(c)}</{tag}>'
+            if i in numeric and tag == "td"
+            else f"<{tag}>{escape(c)}</{tag}>"
+            for i, c in enumerate(row)
+        )
+
+    body = "".join(f"<tr>{cells(r, 'td')}</tr>" for r in rows)
+    return f"<table><thead><tr>{cells(headers, 'th')}</tr></thead><tbody>{body}</tbody></table>"

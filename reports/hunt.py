@@ -1,4 +1,4 @@
-"""The hunt's report (``turnproof hunt``): text, JSON and Markdown, each a layout of the one
+"""The hunt's report (``turnproof hunt``): text, JSON, Markdown and HTML, each a layout of the one
 document that :func:`turnproof.checks.hunt.build_document` builds (plain values, sorted, with
 the findings' traces as :class:`~turnproof.checks.results.Trace` values). Nothing here judges:
 what is a finding, and at which combination, is the document's."""
@@ -6,9 +6,12 @@ what is a finding, and at which combination, is the document's."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 from turnproof.checks.results import Trace
+from turnproof.reports.document import story_of
+from turnproof.reports.html import page, story_html, table_html
 from turnproof.reports.json_report import dumps, trace_json
 from turnproof.reports.markdown import cell, code, table
 from turnproof.reports.text import render_trace
@@ -35,7 +38,13 @@ def search_line(doc: Mapping[str, Any]) -> str:
     )
     if s["shrink_checks"]:
         out += f"; {s['shrink_checks']} subsets checked while shrinking"
-    if s["interrupted"]:
+    if s["stopped"] == "time budget":  # the document's words (checks/hunt.py: OUT_OF_TIME)
+        out += (
+            f"; STOPPED BY THE TIME BUDGET ({s['time_budget']:g} s) after {s['done']} of the "
+            f"{s['planned']} planned combinations: how far a hunt stopped by time gets depends on "
+            "the machine and its load (the report is the same for the same combinations done)"
+        )
+    elif s["interrupted"]:
         out += "; INTERRUPTED: the findings so far"
     return out
 
@@ -81,7 +90,7 @@ def render_hunt_text(doc: Mapping[str, Any]) -> str:
         lines.append(f"   trace ({len(trace.steps)} steps):")
         lines += ["     " + line for line in render_trace(trace).splitlines()]
     if doc["skipped"]:
-        lines += ["", f"skipped (do not compose): {len(doc['skipped'])}"]
+        lines += ["", f"skipped (do not compose, or an internal error): {len(doc['skipped'])}"]
         reasons: dict[str, list[str]] = {}
         for s in doc["skipped"]:
             reasons.setdefault(s["reason"], []).append(_cards(s["cards"]))
@@ -195,4 +204,134 @@ def render_hunt_markdown(doc: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-RENDERERS = {"text": render_hunt_text, "json": render_hunt_json, "markdown": render_hunt_markdown}
+_PAIR_CLASS = {"met": "met-yes", "never met": "met-no", "not checked together": "met-unknown"}
+
+
+def _finding_html(i: int, f: Mapping[str, Any]) -> str:
+    facts = [
+        ("cards", ", ".join(f["card_names"]) + f" ({_cards(f['cards'])})"),
+        ("shown by", "; ".join(_cards(c) for c in f["shown_by"])),
+        ("minimal combinations", "; ".join(_cards(c) for c in f["minimal"])),
+        ("decisive steps", ", ".join(f["decisive"])),
+        ("symbolic engine", f["symbolic"]),
+    ]
+    rows = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in facts)
+    return (
+        f'<section id="{escape(f["name"])}"><h3>{i}. {escape(f["kind"])}: '
+        f"{escape(f['property'])}</h3><p>{escape(f['description'])}</p>"
+        f'<table class="run">{rows}</table>'
+        f"<p>replay: <code>{escape(f['replay'])}</code> (scenario file: "
+        f'<a href="{escape(f["file"])}">{escape(f["file"])}</a>)</p>'
+        f"{story_html(story_of(f['trace']))}</section>"
+    )
+
+
+def render_hunt_html(doc: Mapping[str, Any]) -> str:
+    """The hunt's report as one self-contained page (the proof report's style sheet and trace
+    stories, ``reports/html.py``): the findings' table first, then each finding with its
+    trace, what was skipped or cut, and the interaction coverage."""
+    pool = doc["pool"]
+    bounds = ", ".join(f"{k}={v}" for k, v in pool["bounds"].items()) or "the defaults"
+    findings = doc["findings"]
+    rows = "".join(
+        f'<tr><td class="num">{i}</td><td>{escape(f["kind"])}</td>'
+        f'<td><a href="#{escape(f["name"])}">{escape(f["property"])}</a></td>'
+        f"<td>{escape(_cards(f['cards']))}</td>"
+        f'<td class="num">{f["trace_length"]}</td>'
+        f"<td>{escape(f['symbolic'].split(':')[0])}</td></tr>"
+        for i, f in enumerate(findings, 1)
+    )
+    head = "".join(f"<th>{h}</th>" for h in ("#", "kind", "property", "cards", "steps", "symbolic"))
+    title = f"turnproof hunt: pool {pool['name']} ({pool['game']})"
+    body = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="headline">{len(findings)} finding{"s" if len(findings) != 1 else ""}</p>',
+        f"<p>{len(pool['cards'])} cards, bounds <code>{escape(bounds)}</code>.</p>",
+        f"<p>{escape(search_line(doc))}.</p>",
+    ]
+    if findings:
+        body.append(
+            f'<table id="findings"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        )
+        body.append('<h2 id="details">Findings</h2>')
+        body += [_finding_html(i, f) for i, f in enumerate(findings, 1)]
+    if doc["skipped"]:
+        body.append(
+            f'<h2 id="skipped">Skipped: do not compose, or an internal error ({len(doc["skipped"])})</h2>'
+        )
+        body.append(
+            table_html(
+                ["cards", "reason"], [[_cards(s["cards"]), s["reason"]] for s in doc["skipped"]]
+            )
+        )
+    if doc["incomplete"]:
+        body.append('<h2 id="incomplete">Incomplete: the state limit stopped the search</h2>')
+        body.append(
+            table_html(
+                ["cards", "properties left unanswered"],
+                [[_cards(r["cards"]), ", ".join(r["properties"])] for r in doc["incomplete"]],
+            )
+        )
+    if doc["bounds_reached"]:
+        body.append('<h2 id="bounds">A bound cut transitions</h2>')
+        body.append(
+            "<p>What lies beyond a bound is not checked; raise it with <code>--bound</code>.</p>"
+        )
+        body.append(
+            table_html(
+                ["cards", "bound", "transitions cut"],
+                [
+                    [_cards(r["cards"]), k, f"{v:,}"]
+                    for r in doc["bounds_reached"]
+                    for k, v in r["bounds"].items()
+                ],
+                numeric=[2],
+            )
+        )
+    if doc["inapplicable"]:
+        body.append('<h2 id="inapplicable">Surprising states not checked on some combinations</h2>')
+        body.append(
+            "<ul>" + "".join(f"<li>{escape(s)}</li>" for s in doc["inapplicable"]) + "</ul>"
+        )
+    pairs = "".join(
+        f"<tr><td><code>{escape(a)}</code></td><td><code>{escape(b)}</code></td>"
+        f'<td class="{_PAIR_CLASS[p["status"]]}">{escape(p["status"])}</td></tr>'
+        for p in doc["coverage"]["pairs"]
+        for a, b in [p["cards"]]
+    )
+    body += [
+        '<h2 id="coverage">Interaction coverage</h2>',
+        f"<p>{escape(coverage_counts(doc))}.</p>",
+        "<table><thead><tr><th>card</th><th>card</th><th>met</th></tr></thead>"
+        f"<tbody>{pairs}</tbody></table>",
+        table_html(
+            ["card", "core rules met", "core rules never met"],
+            [
+                [r["card"], ", ".join(r["met"]) or "-", ", ".join(r["never"]) or "-"]
+                for r in doc["coverage"]["card_rules"]
+            ],
+        ),
+    ]
+    return page(title, body)
+
+
+RENDERERS = {
+    "text": render_hunt_text,
+    "json": render_hunt_json,
+    "markdown": render_hunt_markdown,
+    "html": render_hunt_html,
+}
+
+
+def hunt_files(doc: Mapping[str, Any]) -> dict[str, str]:
+    """What ``turnproof hunt --out DIR`` writes: the report in every format, and the scenario
+    file of every finding."""
+    files = {
+        "hunt.txt": render_hunt_text(doc),
+        "hunt.json": render_hunt_json(doc),
+        "hunt.md": render_hunt_markdown(doc),
+        "hunt.html": render_hunt_html(doc),
+    }
+    for f in doc["findings"]:
+        files[f["file"]] = f["scenario"]
+    return files

@@ -1427,6 +1427,15 @@ def rulesets_command(fmt: str) -> int:
     show_default=True,
     help="The most combinations to check: more than that in the space, and the hunt samples.",
 )
+@click.option(
+    "--time-budget",
+    type=Seconds(),
+    default=None,
+    metavar="S",
+    help="Seconds for the whole hunt: after S seconds no combination (nor confirmation) starts, "
+    "those in progress finish (each bounded by --max-states), and the report says how many of "
+    "the planned combinations were done. How far such a hunt gets depends on the machine.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="The sampling seed.")
 @click.option(
     "--max-states",
@@ -1444,8 +1453,13 @@ def rulesets_command(fmt: str) -> int:
 )
 @click.option("--backend", type=click.Choice(("local", "ray")), default="local", show_default=True)
 @click.option("--address", metavar="ADDR", help="The Ray cluster to use (--backend ray).")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text")
-@_out_option("Write hunt.txt, hunt.json, hunt.md and findings/NAME.toml (one scenario a finding).")
+@click.option(
+    "--format", "fmt", type=click.Choice(("text", "json", "markdown", "html")), default="text"
+)
+@_out_option(
+    "Write hunt.txt, hunt.json, hunt.md, hunt.html and findings/NAME.toml (one scenario a "
+    "finding), all at once."
+)
 @click.option("--no-confirm", is_flag=True, help="Do not replay the findings on Z3.")
 @click.option("--no-cache", is_flag=True, help="Check every combination again.")
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
@@ -1455,6 +1469,7 @@ def hunt_command(
     pool_name: str | None,
     bound_texts: tuple[str, ...],
     budget: int,
+    time_budget: float | None,
     seed: int,
     max_states: int,
     jobs: int | None,
@@ -1469,8 +1484,9 @@ def hunt_command(
     """Search combinations of a pool's cards for findings: broken properties, a turn that
     can't end, deadlocks, clashing automatic rules and surprising states, each at its
     smallest combination, with its trace and a scenario file that reproduces it.
-    Exit code 0: no finding; 1: findings; 130: interrupted (the findings so far are
-    reported)."""
+    Exit code 0: no finding; 1: findings (so far, when --time-budget stopped the hunt);
+    2: bad input; 130: interrupted by Ctrl-C or SIGTERM (the findings so far are reported,
+    and written with --out)."""
     from turnproof.checks import hunt as hunting
     from turnproof.reports import hunt as hunt_report
     from turnproof.scenarios import pools
@@ -1497,25 +1513,26 @@ def hunt_command(
         address=address,
         confirm=not no_confirm,
         cache="" if no_cache else None,
+        time_budget=time_budget,
     )
     with _hunt_progress(not no_progress and sys.stderr.isatty()) as progress:
         doc = hunting.hunt(pool, settings, progress)
     written: list[Path] = []
     if out is not None:
-        files = {
-            "hunt.txt": hunt_report.render_hunt_text(doc),
-            "hunt.json": hunt_report.render_hunt_json(doc),
-            "hunt.md": hunt_report.render_hunt_markdown(doc),
-        }
-        for f in doc["findings"]:
-            files[f["file"]] = f["scenario"]
-        written = write_report_set(out, files)
+        written = write_report_set(out, hunt_report.hunt_files(doc))
     click.echo(hunt_report.RENDERERS[fmt](doc), nl=False)
     for path in written:
         click.echo(f"{PROG}: wrote {path}", err=True)
-    if doc["search"]["interrupted"]:
+    search = doc["search"]
+    if search["interrupted"]:
         click.echo(f"{PROG}: interrupted: the findings so far are reported", err=True)
         return 130
+    if search["stopped"]:
+        click.echo(
+            f"{PROG}: the time budget ran out after {search['done']} of the {search['planned']} "
+            "planned combinations: the findings so far are reported",
+            err=True,
+        )
     return 1 if doc["findings"] else 0
 
 

@@ -7,7 +7,6 @@ process itself matters (signals, hash seeds), as a subprocess.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import procs
 import pytest
 from click.testing import CliRunner, Result
 from turnproof.checks import runner, workers
@@ -270,15 +270,7 @@ def test_ctrl_c_keeps_the_finished_results(monkeypatch: pytest.MonkeyPatch) -> N
     assert [p.get("reason") == "interrupted" for p in symbolic].count(True) == len(symbolic) - 1
 
 
-def _children(pid: int) -> set[int]:
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        with contextlib.suppress(OSError):
-            found |= {int(c) for c in (task / "children").read_text().split()}
-    return found
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+@pytest.mark.skipif(not procs.HAS_PROC, reason="needs Linux's /proc")
 def test_sigterm_ends_the_workers_and_writes_the_report(tmp_path: Path) -> None:
     out = tmp_path / "reports"
     proc = subprocess.Popen(
@@ -290,7 +282,7 @@ def test_sigterm_ends_the_workers_and_writes_the_report(tmp_path: Path) -> None:
     kids: set[int] = set()
     while not kids and time.monotonic() < deadline:
         time.sleep(0.2)
-        kids = _children(proc.pid)
+        kids = procs.children(proc.pid)
     assert kids, "the workers started"
     time.sleep(1)
     proc.send_signal(signal.SIGTERM)
@@ -304,7 +296,7 @@ def test_sigterm_ends_the_workers_and_writes_the_report(tmp_path: Path) -> None:
     )
     assert (out / "report.json").exists() and (out / "junit.xml").exists()
     for kid in kids:
-        assert not Path(f"/proc/{kid}").exists(), "no worker outlives the command"
+        assert not procs.alive(kid), "no worker outlives the command"
 
 
 def test_invariant_cache_is_per_user_and_overridable(monkeypatch: pytest.MonkeyPatch) -> None:
