@@ -924,7 +924,25 @@ def peephole(lines: list[str]) -> list[str]:
         out[n] = None
         for tok in _TEMP.findall(expr):  # what it read is now read where it went
             uses[tok] = [where[0] if k == n else k for k in uses.get(tok, [])]
-    return [ln for ln in out if ln is not None]
+    return _fill_empty_blocks([ln for ln in out if ln is not None])
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _fill_empty_blocks(lines: list[str]) -> list[str]:
+    """``pass`` in every block that dropping temporaries left empty (a branch whose only lines
+    computed values nothing read): Python wants a statement there."""
+    out: list[str] = []
+    for n, ln in enumerate(lines):
+        out.append(ln)
+        if not ln.rstrip().endswith(":"):
+            continue
+        nxt = lines[n + 1] if n + 1 < len(lines) else ""
+        if not nxt.strip() or _indent_of(nxt) <= _indent_of(ln):
+            out.append(" " * (_indent_of(ln) + 4) + "pass")
+    return out
 
 
 def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index: int) -> Compiled:

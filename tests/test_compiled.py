@@ -17,8 +17,10 @@ from turnproof.checks.explicit import (
     interpreted_expand,
 )
 from turnproof.model.bench import BENCH
-from turnproof.model.magic import MAGIC
-from turnproof.model.riftbound import RIFTBOUND
+from turnproof.model.magic import MAGIC, compose_magic
+from turnproof.model.magic import cards as magic_cards
+from turnproof.model.riftbound import RIFTBOUND, compose_riftbound
+from turnproof.model.riftbound import cards as rb_cards
 from turnproof.model.rules import Model
 from turnproof.scenarios import loader
 
@@ -66,6 +68,22 @@ def test_both_paths_give_the_same_successors_on_each_built_in_rule_set(name: str
 def test_both_paths_agree_on_some_shipped_scenarios(name: str) -> None:
     built = loader.load_shipped(name).build()  # type: ignore[union-attr]
     assert_same_successors(built.model, max_states=20_000)
+
+
+LIBRARIES = {
+    "magic": (magic_cards.LIBRARY, compose_magic),
+    "riftbound": (rb_cards.LIBRARY, compose_riftbound),
+}
+LIBRARY_CARDS = [(game, card) for game, (lib, _) in LIBRARIES.items() for card in sorted(lib)]
+
+
+@pytest.mark.parametrize(("game", "card"), LIBRARY_CARDS)
+def test_both_paths_agree_on_every_library_card_alone(game: str, card: str) -> None:
+    """A card alone gives the rules shapes no built-in rule set has (a branch whose every line
+    is dropped as unread, once left an empty ``if`` block that did not compile)."""
+    compose = LIBRARIES[game][1]
+    model = Model(compose([(card, 0)]), {"turns": 1})
+    assert assert_same_successors(model, max_states=3_000) > 1
 
 
 @pytest.mark.slow
