@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tiers import tier
 from turnproof.checks.compiled import NotTraceable, Sym, compile_model
 from turnproof.checks.explicit import (
     Limits,
@@ -86,8 +87,7 @@ def test_both_paths_agree_on_every_library_card_alone(game: str, card: str) -> N
     assert assert_same_successors(model, max_states=3_000) > 1
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", SHIPPED)
+@pytest.mark.parametrize("name", tier(SHIPPED))
 def test_both_paths_agree_on_every_shipped_scenario(name: str) -> None:
     built = loader.load_shipped(name).build()  # type: ignore[union-attr]
     assert_same_successors(built.model, max_states=200_000)

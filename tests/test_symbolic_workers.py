@@ -150,6 +150,9 @@ def test_magic_at_default_bounds_with_both_engines() -> None:
     sel = runner.select(MAGIC)
     report = runner.run_check(sel.model, sel.properties, ("explicit", "symbolic"))
     assert [r for r in report.results if r.engine == "both"] == []  # no disagreement
+    explicit_results = [r for r in report.results if r.engine == "explicit"]
+    assert [r.name for r in explicit_results if not r.meets_expectation] == []
+    assert explicit_results[0].states == 606_502  # pinned: a change in the model must be deliberate
     sym = {r.name: r for r in report.results if r.engine == "symbolic"}
     for name in ("apnap-order", "creature-damage-never-costs-loyalty"):
         # The explicit engine reached the antecedent: no vacuity search, no budget spent on it.
