@@ -7,11 +7,36 @@ drift from the rule it mutates). The cards' own mutants live in their packs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from turnproof.model.properties import Mutant
+from turnproof.model.riftbound import core
 from turnproof.model.riftbound.core import Stage
-from turnproof.model.rules import Remove, derive
+from turnproof.model.rules import Remove, Replace, derive
+
+
+def _resolve_at_once(s: Any, x: Any, b: Any) -> Any:
+    """The newest item resolves as if every player had passed."""
+    return core.pass_resolve.fn(s.replace(passes=b.players - 1), x, b)
+
 
 MUTANTS = (
+    Mutant(
+        "resolve-without-passing",
+        "the player with priority resolves the newest item without the other players passing",
+        (
+            Replace(
+                "pass_resolve",
+                replace(
+                    core.pass_resolve,
+                    fn=_resolve_at_once,
+                    summary="MUTANT: the newest item resolves without all players passing",
+                ),
+            ),
+        ),
+        ("resolves-after-all-pass",),
+    ),
     Mutant(
         "expiration-always-restarts",
         "317.2.f misread: the expiration step starts over whether or not anything went "

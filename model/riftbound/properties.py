@@ -33,8 +33,8 @@ from turnproof.model.riftbound.core import (
     is_kind,
     pending_index,
 )
-from turnproof.model.rules import Bounds
-from turnproof.model.schema import BoolDomain, Term
+from turnproof.model.rules import Bounds, Kind
+from turnproof.model.schema import BoolDomain, IntRange, Term
 
 #: The bounds the Riftbound claims hold for whatever their value: the number of turns, the cards
 #: a player may play a turn, the energy a pool holds, the damage marked on a permanent and the
@@ -222,6 +222,28 @@ def _triggers(chain: Any, x: Any, b: Bounds) -> Term:
     return x.seq_count(chain, lambda it: is_kind(x, it.what, "trigger", b))
 
 
+PASSED = Monitor(
+    "passed",
+    IntRange(0, 4),
+    init=lambda s, x, b: 0,
+    # Passes of priority in succession, counted from the rules that fired (never from the
+    # rules' own ``passes`` counter): a pass adds one; any other choice of a player (a play, an
+    # ability, a resolution) starts the count again.
+    update=lambda s, t, r, m, x, b: (
+        x.Min(m.passed + 1, b.players)
+        if r.citation == "RB 339"
+        else 0
+        if r.kind is Kind.CHOICE
+        else m.passed
+    ),
+)
+
+
+def _resolves_after_passes(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    starts = x.And(s.stage == Stage.PRIORITY, t.stage == Stage.RESOLVING)
+    return x.Implies(starts, m.passed == b.players - 1)
+
+
 def _waits(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     return x.Implies(resolving(s, x), _triggers(t.chain, x, b) <= _triggers(s.chain, x, b))
 
@@ -319,6 +341,16 @@ PROPERTIES = (
         _waits,
         antecedent=_fired_while_resolving,
         citations=("RB 401.2", "RB 354.3"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "resolves-after-all-pass",
+        "the newest item resolves only after all players pass priority in succession without "
+        "adding anything (the passes are counted from the rules that fired)",
+        _resolves_after_passes,
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVING,
+        monitors=(PASSED,),
+        citations=("RB 339", "RB 340"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),
