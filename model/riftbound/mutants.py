@@ -21,7 +21,33 @@ def _resolve_at_once(s: Any, x: Any, b: Any) -> Any:
     return core.pass_resolve.fn(s.replace(passes=b.players - 1), x, b)
 
 
+def _still_resolving(s: Any, x: Any, b: Any) -> Any:
+    """The item finishes resolving, and stays the resolving item."""
+    return core.finish_resolving.fn(s, x, b).replace(res=s.res)
+
+
 MUTANTS = (
+    Mutant(
+        "any-target",
+        "an item that targets may be finalized with a target that is not legal",
+        (derive("finalize_choosing", "MUTANT: any target, legal or not", legal=False),),
+        ("targets-are-legal-when-chosen",),
+    ),
+    Mutant(
+        "finished-item-still-resolving",
+        "an item that finished resolving stays the resolving item",
+        (
+            Replace(
+                "finish_resolving",
+                replace(
+                    core.finish_resolving,
+                    fn=_still_resolving,
+                    summary="MUTANT: the item stays resolving",
+                ),
+            ),
+        ),
+        ("nothing-resolves-once-it-has-finished",),
+    ),
     Mutant(
         "resolve-without-passing",
         "the player with priority resolves the newest item without the other players passing",

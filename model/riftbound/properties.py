@@ -23,6 +23,7 @@ from turnproof.model.properties import (
 from turnproof.model.riftbound.core import (
     FINALIZING,
     IMMEDIATE,
+    TARGETING,
     Opener,
     Phase,
     RbState,
@@ -31,7 +32,9 @@ from turnproof.model.riftbound.core import (
     has_pending,
     is_any,
     is_kind,
+    legal_target,
     pending_index,
+    target_count,
 )
 from turnproof.model.rules import Bounds, Kind
 from turnproof.model.schema import BoolDomain, IntRange, Term
@@ -222,6 +225,36 @@ def _triggers(chain: Any, x: Any, b: Bounds) -> Term:
     return x.seq_count(chain, lambda it: is_kind(x, it.what, "trigger", b))
 
 
+def _targets_chosen_legally(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """An item finalized with a target (it stays where it is on the chain) chose a legal one,
+    as things stood when it chose."""
+    if r.citation not in FINALIZING:  # only a finalization finalizes an item
+        return True
+    out = []
+    for k in range(len(s.chain.slots)):
+        before, after = s.chain.slots[k], t.chain.slots[k]
+        chosen = x.And(
+            s.chain.length > k,
+            t.chain.length == s.chain.length,
+            x.Not(before.fin),
+            after.fin,
+            after.what == before.what,
+            is_any(x, before.what, TARGETING, b),
+        )
+        legal = x.Or(
+            *(
+                x.And(after.tgt == n + 1, legal_target(s, x, b, before, n))
+                for n in range(target_count(b))
+            )
+        )
+        out.append(x.Implies(chosen, legal))
+    return x.And(*out)
+
+
+def _targeting_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.seq_any(s.chain, lambda it: x.And(x.Not(it.fin), is_any(x, it.what, TARGETING, b)))
+
+
 PASSED = Monitor(
     "passed",
     IntRange(0, 4),
@@ -351,6 +384,26 @@ PROPERTIES = (
         antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVING,
         monitors=(PASSED,),
         citations=("RB 339", "RB 340"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "targets-are-legal-when-chosen",
+        "an item that targets is finalized only with a legal target: a unit on the board (one "
+        "its controller does not control, if it says so) or a finalized spell on the chain",
+        _targets_chosen_legally,
+        antecedent=_targeting_pending,
+        citations=("RB 355", "RB 358", "RB 337.1.b"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "nothing-resolves-once-it-has-finished",
+        "an item is resolving only from the moment the passes let it until it finishes "
+        "resolving: nobody has priority, and no cleanup runs, while something resolves",
+        lambda s, x, b, m: x.Implies(
+            s.res.what != 0, is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED)
+        ),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVED,
+        citations=("RB 340", "RB 321", "RB 312"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),
