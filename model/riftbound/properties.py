@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.model.kit.players import is_one_of, next_player
+from turnproof.model.kit.players import active, is_one_of, next_player
 from turnproof.model.properties import (
     Monitor,
     always,
@@ -404,6 +404,27 @@ PROPERTIES = (
         ),
         antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVED,
         citations=("RB 340", "RB 321", "RB 312"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "who-may-act-when-open",
+        "in an Open state the turn player may act (310.1.a), and in a showdown the player with "
+        "Focus, which grants priority (313)",
+        lambda s, x, b, m: x.Implies(
+            s.stage == Stage.OPEN, s.prio == x.If(s.showdown, s.focus, active(s, b))
+        ),
+        antecedent=lambda s, x, b, m: x.And(s.stage == Stage.OPEN, s.showdown),
+        citations=("RB 310.1.a", "RB 312", "RB 313"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "passing-focus-gives-it-to-the-next-player",
+        "a player who passes Focus passes it to the next player in turn order (348)",
+        lambda s, t, r, x, b, m: x.Implies(
+            r.citation == "RB 348", t.focus == next_player(s.focus, b.players)
+        ),
+        antecedent=lambda s, x, b, m: x.And(s.stage == Stage.OPEN, s.showdown),
+        citations=("RB 348", "RB 313"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),
