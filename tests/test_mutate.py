@@ -178,6 +178,50 @@ def test_the_holes_found_in_the_magic_core_are_closed() -> None:
         assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
 
 
+#: Generated mutants of the built-in Magic rule set (its cards in play) that survived every
+#: property before the properties added for them, and the property that kills each now: one
+#: mutant for each of those properties (the rest of each rule's mutants are in the README's
+#: figures).
+CLOSED_CARD_HOLES = {
+    "activate_sundial:swap-player:1": "sundial-only-during-your-turn",
+    "activate_sarkhan:drop-guard:3": "sarkhan-loyalty-ability-as-a-sorcery",
+    "resolve_shock:keep-field:2": "shock-deals-2-damage",
+    "cast:drop-guard:1": "a-cards-objects-are-its-controllers",
+    "receive_priority:drop-guard:1": "waiting-triggers-go-on-the-stack",
+    "resolve_brace:keep-field:1": "resolution-follows-its-instructions-once",
+    "finish_resolving:keep-field:1": "nothing-resolves-once-it-has-finished",
+    "end_turn_d:keep-field:5": "ending-process-is-over-when-its-step-begins",
+    "end_turn_d:keep-field:4": "creatures-leave-combat-with-it",
+}
+
+
+@pytest.mark.slow
+def test_the_holes_found_in_the_magic_cards_are_closed() -> None:
+    got = _run(builtin_rulesets()["magic"], list(CLOSED_CARD_HOLES))
+    for mid, prop in CLOSED_CARD_HOLES.items():
+        assert got[mid].status == "killed", mid
+        assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
+
+
+#: Generated mutants of the Riftbound chain that survived every property before the properties
+#: added for them, and the property that kills each now.
+CLOSED_CHAIN_HOLES = {
+    "pass_resolve:drop-guard:1": "resolves-after-all-pass",
+    "finalize_choosing:drop-guard:2": "targets-are-legal-when-chosen",
+    "finish_resolving:keep-field:1": "nothing-resolves-once-it-has-finished",
+}
+
+
+@pytest.mark.slow
+def test_the_holes_found_in_the_riftbound_chain_are_closed() -> None:
+    got = _run(builtin_rulesets()["riftbound"], list(CLOSED_CHAIN_HOLES))
+    for mid, prop in CLOSED_CHAIN_HOLES.items():
+        assert got[mid].status == "killed", mid
+        assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
+    explained = mutate.explained_survivors("riftbound")
+    assert {"pass_resolve:keep-field:4", "pass_resolve:keep-field:5"} <= set(explained)
+
+
 @pytest.mark.slow
 def test_magic_core_kill_rate() -> None:
     report = mutate.run(
