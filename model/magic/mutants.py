@@ -14,7 +14,7 @@ from turnproof.model.kit.players import next_player
 from turnproof.model.magic import core
 from turnproof.model.magic.core import NO_ITEM, Stage, Step
 from turnproof.model.properties import Mutant
-from turnproof.model.rules import Amendment, DeriveHook, Remove, Replace, Rule
+from turnproof.model.rules import Amendment, DeriveHook, Kind, Remove, Replace, Rule, rule
 
 
 def _derived(rule_name: str, summary: str, **clauses: Any) -> Replace:
@@ -106,6 +106,45 @@ def _priority_to_its_controller(s: Any, x: Any, b: Any) -> Any:
     return s.replace(res=NO_ITEM, stage=Stage.CHECK, prio=s.res.ctrl, passes=0)
 
 
+def _blocker_stays(s: Any, x: Any, b: Any) -> Any:
+    return core.pass_end_step.fn(s, x, b).replace(blocking=s.blocking)
+
+
+def _priority_over_waiting(s: Any, x: Any, b: Any) -> Any:
+    unseen = s.replace(pending=x.seq_clear(s.pending))
+    return core.receive_priority.fn(unseen, x, b).replace(pending=s.pending)
+
+
+@rule(
+    "MTG 608.2c",
+    "MUTANT: Brace's effect begins, and Brace goes on resolving",
+    kind=Kind.GAME,
+    when={"stage": Stage.RESOLVING},
+    name="resolve_brace",
+    card="Brace",
+)
+def _brace_resolves_again(s: Any, x: Any, b: Any) -> Any:
+    x.require(s.res.what == b.setup.kind_of("BRACE"))
+    return s.replace(brace=core.add_effect(x, s.brace, b))
+
+
+def _stays_resolving(s: Any, x: Any, b: Any) -> Any:
+    return core.to_check(s, x, b)
+
+
+def _process_lingers(s: Any, x: Any, b: Any) -> Any:
+    return core.end_turn_d.fn(s, x, b).replace(proc=s.proc)
+
+
+def _cast_any_card(s: Any, x: Any, b: Any, card: int) -> Any:
+    play = b.setup.cast[card]
+    if play.timing is not None:
+        x.require(play.timing(s, x, b, s.prio))
+    if play.legal is not None:
+        x.require(play.legal(s, x, b, p=s.prio))
+    return core.cast_spell(s, x, b, play.kind, play.target)
+
+
 ACT_MUTANTS = (
     Mutant(
         "pass-keeps-priority",
@@ -186,6 +225,51 @@ ACT_MUTANTS = (
         "creatures are not removed from combat as the combat phase ends",
         (_rewritten(core.pass_end_step, "creatures stay in combat", _stay_in_combat),),
         ("creatures-leave-combat-with-it",),
+    ),
+    Mutant(
+        "blocker-stays-in-combat",
+        "a blocking creature is not removed from combat as the combat phase ends",
+        (_rewritten(core.pass_end_step, "blockers stay in combat", _blocker_stays),),
+        ("creatures-leave-combat-with-it",),
+    ),
+    Mutant(
+        "priority-while-triggers-wait",
+        "a player receives priority while triggers wait to be put on the stack",
+        (
+            _rewritten(
+                core.receive_priority,
+                "priority before the waiting triggers",
+                _priority_over_waiting,
+            ),
+        ),
+        ("waiting-triggers-go-on-the-stack",),
+    ),
+    Mutant(
+        "brace-resolves-again",
+        "Brace's 'until end of combat' effect begins again and again while Brace is resolving",
+        (Replace("resolve_brace", _brace_resolves_again),),
+        ("resolution-follows-its-instructions-once",),
+        cards=(("brace", None),),
+    ),
+    Mutant(
+        "finished-object-still-resolving",
+        "an object that finished resolving stays the resolving object",
+        (_rewritten(core.finish_resolving, "the object stays resolving", _stays_resolving),),
+        ("nothing-resolves-once-it-has-finished",),
+    ),
+    Mutant(
+        "end-turn-process-lingers",
+        "ending the turn is still under way once the cleanup step it skips to begins",
+        (_rewritten(core.end_turn_d, "the process is not over", _process_lingers),),
+        ("ending-process-is-over-when-its-step-begins",),
+        cards=(("sundial-of-the-infinite", None),),
+    ),
+    Mutant(
+        "cast-another-players-card",
+        "a player with priority casts a spell from a card another player holds",
+        (_rewritten(core.cast, "any player casts any card", _cast_any_card),),
+        ("a-cards-objects-are-its-controllers",),
+        cards=(("shock", 1),),
     ),
     Mutant(
         "priority-to-resolved-controller",

@@ -622,6 +622,72 @@ def _lethal_dies(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) ->
     return x.Implies(r.citation == "MTG 704.3", x.And(*dies))
 
 
+def put_on_stack(s: MtgState, t: MtgState, x: Any, kind: int) -> Term:
+    """An object of ``kind`` has just been put on the stack by a player's action (it is the
+    new top object, and it did not come from the waiting triggers)."""
+    return x.And(
+        t.stack.length == s.stack.length + 1,
+        t.pending.length == s.pending.length,
+        x.seq_top(t.stack).what == kind,
+    )
+
+
+def kind_on_stack(name: str) -> Any:
+    """A state predicate: an object of the kind named ``name`` is on the stack."""
+    return lambda s, x, b, m: x.seq_any(s.stack, lambda it: it.what == b.setup.kind_of(name))
+
+
+def _waiting_goes_first(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Where a player would receive priority and a trigger waits, the next thing to happen is
+    a state-based action or a waiting trigger going on the stack."""
+    waits = x.And(s.stage == Stage.CHECK, x.Not(x.seq_is_empty(s.pending)))
+    return x.Implies(waits, r.kind in (Kind.STATE_BASED, Kind.TRIGGER))
+
+
+def _waiting_at_check(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(s.stage == Stage.CHECK, x.Not(x.seq_is_empty(s.pending)))
+
+
+#: The stages of an ending process (724.1a-d, 724.2a-d).
+PROCESS_STAGES = (Stage.PROC_A, Stage.PROC_B, Stage.PROC_C)
+
+
+def _card_controllers(b: Bounds) -> tuple[tuple[int, int], ...]:
+    """Each object kind that comes from a card with one controller, and that controller."""
+    return tuple(
+        (k, c.controller) for k, c in sorted(b.setup.owners.items()) if c.controller is not None
+    )
+
+
+def _from_a_card(x: Any, b: Bounds, it: Any) -> Term:
+    return x.And(x.Not(it.copy), x.Or(*(it.what == k for k, _ in _card_controllers(b))))
+
+
+def _controlled_by_its_card(x: Any, b: Bounds, it: Any) -> Term:
+    """``it`` is a copy, or controlled by the controller of the card it comes from."""
+    mine = [x.Implies(it.what == k, it.ctrl == c) for k, c in _card_controllers(b)]
+    return x.Or(it.copy, x.And(*mine))
+
+
+def _card_objects_controlled(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.And(
+        x.seq_all(s.stack, lambda it: _controlled_by_its_card(x, b, it)),
+        x.seq_all(s.pending, lambda it: _controlled_by_its_card(x, b, it)),
+    )
+
+
+def _card_object_exists(s: MtgState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.Or(
+        x.seq_any(s.stack, lambda it: _from_a_card(x, b, it)),
+        x.seq_any(s.pending, lambda it: _from_a_card(x, b, it)),
+    )
+
+
+def _has_controlled_cards(setup: Any) -> bool:
+    """Some card in play that puts objects on the stack has one controller."""
+    return any(c.controller is not None for c in setup.owners.values())
+
+
 def _attacks_what_exists(s: MtgState, t: MtgState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     at_walker = t.attacking == ATTACKS_PLANESWALKER
     return x.Implies(
@@ -779,14 +845,69 @@ ACT_PROPERTIES = (
     ),
     always(
         "creatures-leave-combat-with-it",
-        "a creature is attacking only during the combat phase: creatures are removed from "
-        "combat as it ends",
+        "a creature is attacking or blocking only during the combat phase: creatures are "
+        "removed from combat as it ends, or as an effect ends the turn during it",
         lambda s, x, b, m: x.Implies(
-            s.attacking != NOT_ATTACKING, is_one_of(x, s.step, *COMBAT_STEPS)
+            x.Or(s.attacking != NOT_ATTACKING, s.blocking), is_one_of(x, s.step, *COMBAT_STEPS)
         ),
-        antecedent=lambda s, x, b, m: s.attacking != NOT_ATTACKING,
-        citations=("MTG 511.3", "MTG 506.4"),
+        antecedent=lambda s, x, b, m: x.Or(s.attacking != NOT_ATTACKING, s.blocking),
+        citations=("MTG 511.3", "MTG 506.4", "MTG 724.1d"),
         for_all=FOR_ALL,
+    ),
+    step(
+        "waiting-triggers-go-on-the-stack",
+        "when a player would receive priority, the triggers waiting are put on the stack (after "
+        "state-based actions) before anything else happens: no player receives priority and no "
+        "cleanup step ends while one waits",
+        _waiting_goes_first,
+        antecedent=_waiting_at_check,
+        citations=("MTG 603.3", "MTG 117.5", "MTG 514.3a"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "resolution-follows-its-instructions-once",
+        "a resolving object follows its instructions once and then finishes resolving (or the "
+        "effect it created ends the turn or the combat phase)",
+        lambda s, t, r, x, b, m: x.Implies(
+            s.stage == Stage.RESOLVING, is_one_of(x, t.stage, Stage.RESOLVED, Stage.PROC_A)
+        ),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVING,
+        citations=("MTG 608.2c", "MTG 608.2n"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "nothing-resolves-once-it-has-finished",
+        "an object is resolving only from the moment all players pass until it finishes "
+        "resolving or an ending process exiles it: nobody has priority while something resolves",
+        lambda s, x, b, m: x.Implies(
+            s.res.what != 0,
+            is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED, Stage.PROC_A, Stage.PROC_B),
+        ),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVED,
+        citations=("MTG 608.2n", "MTG 117.2e", "MTG 724.1b"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "ending-process-is-over-when-its-step-begins",
+        "an effect's ending of the turn or of the combat phase is under way only until the step "
+        "it skips to begins: nobody gets priority during it, and a trigger that fires afterwards "
+        "is no trigger of the process",
+        lambda s, x, b, m: x.Implies(s.proc != Proc.NONE, is_one_of(x, s.stage, *PROCESS_STAGES)),
+        antecedent=lambda s, x, b, m: s.proc != Proc.NONE,
+        citations=("MTG 724.1c", "MTG 724.1d", "MTG 724.1f", "MTG 724.2d"),
+        for_all=FOR_ALL,
+        applies_to=lambda setup: _ends_turn(setup) or bool(setup.tagged("ends the combat phase")),
+    ),
+    always(
+        "a-cards-objects-are-its-controllers",
+        "a spell or ability from a card a player controls (or holds) is controlled by that "
+        "player, whether on the stack or waiting: only they cast it from their hand or activate "
+        "it, and a trigger is controlled by its source's controller (a copy is its caster's)",
+        _card_objects_controlled,
+        antecedent=_card_object_exists,
+        citations=("MTG 405.4", "MTG 117.1a", "MTG 603.3a"),
+        for_all=FOR_ALL,
+        applies_to=_has_controlled_cards,
     ),
 )
 

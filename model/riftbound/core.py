@@ -875,10 +875,11 @@ def _finalized(x: Any, chain: Any, i: Term, it: Item, tgt: Term) -> Any:
     params={"t": lambda b: range(target_count(b))},
     when={"stage": Stage.TASKS},
 )
-def finalize_choosing(s: RbState, x: Any, b: Bounds, t: int) -> Any:
+def finalize_choosing(s: RbState, x: Any, b: Bounds, t: int, *, legal: bool = True) -> Any:
     i, it = _finalizable(s, x)
     x.require(is_any(x, it.what, TARGETING, b))
-    x.require(legal_target(s, x, b, it, t))
+    if legal:  # a mutant: any target at all
+        x.require(legal_target(s, x, b, it, t))
     u = spend(s, x, b, it)
     return went_through(u.replace(chain=_finalized(x, u.chain, i, it, t + 1)), x)
 

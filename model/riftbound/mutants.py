@@ -7,11 +7,79 @@ drift from the rule it mutates). The cards' own mutants live in their packs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+from turnproof.model.kit.players import next_player
 from turnproof.model.properties import Mutant
+from turnproof.model.riftbound import core
 from turnproof.model.riftbound.core import Stage
-from turnproof.model.rules import Remove, derive
+from turnproof.model.rules import Remove, Replace, derive
+
+
+def _resolve_at_once(s: Any, x: Any, b: Any) -> Any:
+    """The newest item resolves as if every player had passed."""
+    return core.pass_resolve.fn(s.replace(passes=b.players - 1), x, b)
+
+
+def _still_resolving(s: Any, x: Any, b: Any) -> Any:
+    """The item finishes resolving, and stays the resolving item."""
+    return core.finish_resolving.fn(s, x, b).replace(res=s.res)
+
+
+def _open_to_the_next(s: Any, x: Any, b: Any) -> Any:
+    """In an Open state the next player may act, not the one whose turn or Focus it is."""
+    t = core.open_priority.fn(s, x, b)
+    return t.replace(prio=next_player(t.prio, b.players))
+
+
+def _focus_stays(s: Any, x: Any, b: Any) -> Any:
+    """Passing Focus counts as a pass, but the player keeps Focus and priority."""
+    return core.pass_focus.fn(s, x, b).replace(focus=s.focus, prio=s.focus)
+
+
+def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
+    return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
+
 
 MUTANTS = (
+    Mutant(
+        "open-to-the-next-player",
+        "in an Open state the next player in turn order may act instead of the turn player (or "
+        "the player with Focus)",
+        (_rewritten(core.open_priority, "the next player may act", _open_to_the_next),),
+        ("who-may-act-when-open",),
+    ),
+    Mutant(
+        "focus-stays",
+        "a player who passes Focus keeps it",
+        (_rewritten(core.pass_focus, "Focus stays with the player who passes it", _focus_stays),),
+        ("passing-focus-gives-it-to-the-next-player",),
+    ),
+    Mutant(
+        "any-target",
+        "an item that targets may be finalized with a target that is not legal",
+        (derive("finalize_choosing", "MUTANT: any target, legal or not", legal=False),),
+        ("targets-are-legal-when-chosen",),
+    ),
+    Mutant(
+        "finished-item-still-resolving",
+        "an item that finished resolving stays the resolving item",
+        (_rewritten(core.finish_resolving, "the item stays resolving", _still_resolving),),
+        ("nothing-resolves-once-it-has-finished",),
+    ),
+    Mutant(
+        "resolve-without-passing",
+        "the player with priority resolves the newest item without the other players passing",
+        (
+            _rewritten(
+                core.pass_resolve,
+                "the newest item resolves without all players passing",
+                _resolve_at_once,
+            ),
+        ),
+        ("resolves-after-all-pass",),
+    ),
     Mutant(
         "expiration-always-restarts",
         "317.2.f misread: the expiration step starts over whether or not anything went "

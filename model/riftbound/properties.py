@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.model.kit.players import is_one_of, next_player
+from turnproof.model.kit.players import active, is_one_of, next_player
 from turnproof.model.properties import (
     Monitor,
     always,
@@ -23,6 +23,7 @@ from turnproof.model.properties import (
 from turnproof.model.riftbound.core import (
     FINALIZING,
     IMMEDIATE,
+    TARGETING,
     Opener,
     Phase,
     RbState,
@@ -31,10 +32,12 @@ from turnproof.model.riftbound.core import (
     has_pending,
     is_any,
     is_kind,
+    legal_target,
     pending_index,
+    target_count,
 )
-from turnproof.model.rules import Bounds
-from turnproof.model.schema import BoolDomain, Term
+from turnproof.model.rules import Bounds, Kind
+from turnproof.model.schema import BoolDomain, IntRange, Term
 
 #: The bounds the Riftbound claims hold for whatever their value: the number of turns, the cards
 #: a player may play a turn, the energy a pool holds, the damage marked on a permanent and the
@@ -222,6 +225,58 @@ def _triggers(chain: Any, x: Any, b: Bounds) -> Term:
     return x.seq_count(chain, lambda it: is_kind(x, it.what, "trigger", b))
 
 
+def _targets_chosen_legally(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """An item finalized with a target (it stays where it is on the chain) chose a legal one,
+    as things stood when it chose."""
+    if r.citation not in FINALIZING:  # only a finalization finalizes an item
+        return True
+    out = []
+    for k in range(len(s.chain.slots)):
+        before, after = s.chain.slots[k], t.chain.slots[k]
+        chosen = x.And(
+            s.chain.length > k,
+            t.chain.length == s.chain.length,
+            x.Not(before.fin),
+            after.fin,
+            after.what == before.what,
+            is_any(x, before.what, TARGETING, b),
+        )
+        legal = x.Or(
+            *(
+                x.And(after.tgt == n + 1, legal_target(s, x, b, before, n))
+                for n in range(target_count(b))
+            )
+        )
+        out.append(x.Implies(chosen, legal))
+    return x.And(*out)
+
+
+def _targeting_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    return x.seq_any(s.chain, lambda it: x.And(x.Not(it.fin), is_any(x, it.what, TARGETING, b)))
+
+
+PASSED = Monitor(
+    "passed",
+    IntRange(0, 4),
+    init=lambda s, x, b: 0,
+    # Passes of priority in succession, counted from the rules that fired (never from the
+    # rules' own ``passes`` counter): a pass adds one; any other choice of a player (a play, an
+    # ability, a resolution) starts the count again.
+    update=lambda s, t, r, m, x, b: (
+        x.Min(m.passed + 1, b.players)
+        if r.citation == "RB 339"
+        else 0
+        if r.kind is Kind.CHOICE
+        else m.passed
+    ),
+)
+
+
+def _resolves_after_passes(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    starts = x.And(s.stage == Stage.PRIORITY, t.stage == Stage.RESOLVING)
+    return x.Implies(starts, m.passed == b.players - 1)
+
+
 def _waits(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     return x.Implies(resolving(s, x), _triggers(t.chain, x, b) <= _triggers(s.chain, x, b))
 
@@ -319,6 +374,57 @@ PROPERTIES = (
         _waits,
         antecedent=_fired_while_resolving,
         citations=("RB 401.2", "RB 354.3"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "resolves-after-all-pass",
+        "the newest item resolves only after all players pass priority in succession without "
+        "adding anything (the passes are counted from the rules that fired)",
+        _resolves_after_passes,
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVING,
+        monitors=(PASSED,),
+        citations=("RB 339", "RB 340"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "targets-are-legal-when-chosen",
+        "an item that targets is finalized only with a legal target: a unit on the board (one "
+        "its controller does not control, if it says so) or a finalized spell on the chain",
+        _targets_chosen_legally,
+        antecedent=_targeting_pending,
+        citations=("RB 355", "RB 358", "RB 337.1.b"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "nothing-resolves-once-it-has-finished",
+        "an item is resolving only from the moment the passes let it until it finishes "
+        "resolving: nobody has priority, and no cleanup runs, while something resolves",
+        lambda s, x, b, m: x.Implies(
+            s.res.what != 0, is_one_of(x, s.stage, Stage.RESOLVING, Stage.RESOLVED)
+        ),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVED,
+        citations=("RB 340", "RB 321", "RB 312"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "who-may-act-when-open",
+        "in an Open state the turn player may act (310.1.a), and in a showdown the player with "
+        "Focus, which grants priority (313)",
+        lambda s, x, b, m: x.Implies(
+            s.stage == Stage.OPEN, s.prio == x.If(s.showdown, s.focus, active(s, b))
+        ),
+        antecedent=lambda s, x, b, m: x.And(s.stage == Stage.OPEN, s.showdown),
+        citations=("RB 310.1.a", "RB 312", "RB 313"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "passing-focus-gives-it-to-the-next-player",
+        "a player who passes Focus passes it to the next player in turn order (348)",
+        lambda s, t, r, x, b, m: x.Implies(
+            r.citation == "RB 348", t.focus == next_player(s.focus, b.players)
+        ),
+        antecedent=lambda s, x, b, m: x.And(s.stage == Stage.OPEN, s.showdown),
+        citations=("RB 348", "RB 313"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from turnproof.model.kit.players import is_one_of
 from turnproof.model.magic.core import Item as StackItem
 from turnproof.model.magic.core import Stage, Step, active, kinds, prio
-from turnproof.model.magic.properties import FOR_ALL
+from turnproof.model.magic.properties import FOR_ALL, kind_on_stack, put_on_stack
 from turnproof.model.packs import Field, KindSpec, Pack
 from turnproof.model.properties import Mutant, step
-from turnproof.model.rules import BoundSpec, DeriveHook, Kind, rule
+from turnproof.model.rules import BoundSpec, DeriveHook, Kind, derive, rule
 from turnproof.model.schema import BoolDomain, IntRange, Term
 
 KEY = "sarkhan-the-dragonspeaker"
@@ -34,13 +35,16 @@ KEY = "sarkhan-the-dragonspeaker"
     decider=prio,
     when={"stage": Stage.PRIORITY},
 )
-def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any, once_per_turn: bool = True) -> Any:
+def activate_sarkhan(
+    s: Any, x: Any, b: Any, *, me: Any, once_per_turn: bool = True, main_phase: bool = True
+) -> Any:
     c = me.controller
     x.require(x.And(s.sark_here, s.prio == c, active(s, b) == c))
     if once_per_turn:
         x.require(x.Not(s.sark_used))
-    x.require(x.Or(s.step == Step.MAIN1, s.step == Step.MAIN2))
-    x.require(x.seq_is_empty(s.stack))
+    if main_phase:  # a main phase, with an empty stack
+        x.require(x.Or(s.step == Step.MAIN1, s.step == Step.MAIN2))
+        x.require(x.seq_is_empty(s.stack))
     x.require(s.used[c] < b.actions)
     # His loyalty grows by one a turn at the most: the domain holds his starting loyalty plus
     # one per turn, and a rule that went beyond would be cut here, not silently lost.
@@ -53,6 +57,23 @@ def activate_sarkhan(s: Any, x: Any, b: Any, *, me: Any, once_per_turn: bool = T
         stage=Stage.CHECK,
         passes=0,
     )
+
+
+def _loyalty_ability(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Term:
+    """As 606.3 says: his controller activates it with priority, in a main phase of their
+    turn, with an empty stack; its cost puts a loyalty counter on him (606.4)."""
+    c = b.setup.card(KEY).controller
+    ok = x.And(
+        s.sark_here,
+        s.stage == Stage.PRIORITY,
+        s.prio == c,
+        active(s, b) == c,
+        x.seq_top(t.stack).ctrl == c,
+        is_one_of(x, s.step, Step.MAIN1, Step.MAIN2),
+        x.seq_is_empty(s.stack),
+        t.sark_loyalty == s.sark_loyalty + 1,
+    )
+    return x.Implies(put_on_stack(s, t, x, kinds(b).SARKHAN), ok)
 
 
 def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
@@ -167,6 +188,15 @@ CARD = Pack(
             citations=("MTG 514.2", "MTG 120.3c", "MTG 120.3e"),
             for_all=FOR_ALL,
         ),
+        step(
+            "sarkhan-loyalty-ability-as-a-sorcery",
+            "Sarkhan's +1 is activated only by his controller, with priority in a main phase of "
+            "their turn and an empty stack, and its cost puts a loyalty counter on him",
+            _loyalty_ability,
+            antecedent=kind_on_stack("SARKHAN"),
+            citations=("MTG 606.3", "MTG 606.4", "MTG 602.2"),
+            for_all=FOR_ALL,
+        ),
     ),
     mutants=(
         Mutant(
@@ -175,6 +205,13 @@ CARD = Pack(
             "loyalty",
             (DeriveHook(KEY, "cleanup", (("simultaneous", False),)),),
             ("creature-damage-never-costs-loyalty",),
+        ),
+        Mutant(
+            "loyalty-at-instant-speed",
+            "Sarkhan's +1 can be activated whenever his controller has priority on their turn, "
+            "in any step and in response",
+            (derive("activate_sarkhan", "MUTANT: any step, any stack", main_phase=False),),
+            ("sarkhan-loyalty-ability-as-a-sorcery",),
         ),
     ),
     each=False,
