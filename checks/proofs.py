@@ -174,6 +174,30 @@ def check_invariant(q: Query, invariant: Any, deadline: Deadline) -> str:
     return ""
 
 
+#: The share of a safety property's budget for :func:`by_domains` (it answers in well under a
+#: second when it can answer at all).
+DOMAINS_SHARE = 0.05
+
+
+def by_domains(q: Query, deadline: Deadline) -> Answer | None:
+    """The cheapest proof, when the property needs no fact about reachability: the fields'
+    domains alone are an inductive invariant that excludes the bad condition (no step from any
+    well-formed state breaks it, as for a rule's own effect). With open bounds it holds for every
+    value, as the domains range over them. ``None`` when it does not check."""
+    if check_invariant(q, q.enc.well_formed(0), deadline):
+        return None
+    return Answer(
+        "safe",
+        certificate={
+            "method": "inductive invariant: the fields' domains (no step from any well-formed "
+            "state breaks it)",
+            "invariant": "every field in its domain",
+            "checked": ["initiation", "consecution", "safety"],
+            "solver": f"z3 {z3.get_version_string()}",
+        },
+    )
+
+
 def solve(formula: Any, deadline: Deadline) -> Any:
     """Z3's answer for one formula on a fresh solver."""
     s = z3.Solver()
@@ -342,6 +366,9 @@ def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: D
     small = by_reachable_set(q, deadline)
     if small is not None and small.status != "unknown":
         return small
+    local = by_domains(q, Deadline(min(total * DOMAINS_SHARE, deadline.left())))
+    if local is not None:
+        return local
     first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
     if first.status == "safe":
         return first

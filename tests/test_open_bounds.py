@@ -39,7 +39,18 @@ def test_proof_for_every_value_of_an_open_bound() -> None:
     assert r.for_all == {"turns": ">= 1", "budget": ">= 0"}
     assert "every turns >= 1 and every budget >= 0" in r.holds_for
     assert "turns=1" not in r.holds_for and "cap=2" in r.holds_for
-    # The certificate relates the state to the open bound by name.
+    # No well-formed state is a deadlock, whatever the bounds: the domains prove it alone.
+    assert r.certificate["method"].startswith("inductive invariant: the fields' domains")
+    # A claim true only of reachable states needs an invariant, which relates the state to the
+    # open bound by name.
+    last_turn = always(
+        "stack-empty-in-the-last-turn",
+        "in the last turn the stack is empty",
+        lambda s, x, b, m: x.Implies(s.turn == b.turns, x.seq_is_empty(s.stk)),
+    )
+    r = check_property(model, last_turn, timeout_s=60, max_depth=10, open_bounds=("turns",))
+    assert r.verdict is Verdict.PROVED and r.for_all == {"turns": ">= 1"}
+    assert r.certificate["method"] == "chc-spacer"
     assert "bound.turns" in r.certificate["invariant"]
 
 

@@ -148,7 +148,8 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
 @pytest.mark.slow
 def test_magic_at_default_bounds_with_both_engines() -> None:
     sel = runner.select(MAGIC)
-    report = runner.run_check(sel.model, sel.properties, ("explicit", "symbolic"))
+    # As `turnproof check` runs it: the symbolic properties on worker processes.
+    report = runner.run_selection(sel, ("explicit", "symbolic"))
     assert [r for r in report.results if r.engine == "both"] == []  # no disagreement
     explicit_results = [r for r in report.results if r.engine == "explicit"]
     assert [r.name for r in explicit_results if not r.meets_expectation] == []
