@@ -24,6 +24,7 @@ its code's words plus a few bytes of index.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -179,6 +180,7 @@ class Codec:
             node = f"({node}, _new({g.const(monitor_cls)}, ({', '.join(mparts)},)))"
         args = ", ".join(f"v{k}" for k in range(len(g.leaves)))
         self.build_source = f"def build({args}):\n    return {node}\n"
+        self._node_source = node
         namespace = dict(g.consts)
         exec(compile(self.build_source, "<turnproof state codec>", "exec"), namespace)  # noqa: S102
         self.build = namespace["build"]
@@ -229,6 +231,20 @@ class Codec:
         self.codes = [self._group_codes([fields[f] for f in g]) for g in self.groups]
         self._group_word = [field_word[g[0]] for g in self.groups]
         self.source = self._generate(n_state, len(fields))
+        # one code to its node, straight-line: each leaf's digit from its word, then the node
+        digits = [
+            f"    v{k} = w{w} // {wt} % {r} + {lo}"
+            for k, (w, wt, r, lo) in enumerate(
+                zip(self.word_of, self.weight, self.radix, self.lo_of)
+            )
+        ]
+        words = ", ".join(f"w{w}" for w in range(self.words))
+        source = (
+            f"def decode({words}):\n" + "\n".join(digits) + f"\n    return {self._node_source}\n"
+        )
+        namespace = dict(g.consts)
+        exec(compile(source, "<turnproof state decoder>", "exec"), namespace)  # noqa: S102
+        self._decode = namespace["decode"]
 
     def _group_codes(self, parts: list[tuple[Domain, int, int]]) -> Any:
         """What encodes a group of fields. A lone scalar: a tuple indexed by the value
@@ -304,16 +320,21 @@ class Codec:
 
     def decode(self, code: Sequence[int]) -> Any:
         """The node of one code (its words as Python ints)."""
-        vals = [
-            code[w] // wt % r + lo
-            for w, wt, r, lo in zip(self.word_of, self.weight, self.radix, self.lo_of)
-        ]
-        return self.build(*vals)
+        return self._decode(*code)
 
     def decode_many(self, codes: U64) -> list[Any]:
-        """The nodes of a block of codes."""
+        """The nodes of a block of codes. The cyclic garbage collector is paused meanwhile:
+        nodes are tuples of numbers, which form no cycles, yet building thousands of them
+        would start collections that walk every object the process holds."""
         build = self.build
-        return [build(*row) for row in self.digits(codes).tolist()]
+        rows = self.digits(codes).tolist()
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return [build(*row) for row in rows]
+        finally:
+            if paused:
+                gc.enable()
 
 
 class CodeTable:

@@ -808,10 +808,16 @@ def find_edge(ex: Exploration, pred: Callable[..., Any]) -> int | None:
     """The shallowest edge ``s -r-> t`` with ``pred(s, t, r, x, b, m)`` true."""
     x, b = ConcreteOps(), ex.model.bounds
     rules = [a.rule for a in ex.model.actions]
-    # Edges are stored in BFS order of their source, so the first hit has the shallowest source.
+    # Edges are stored in BFS order of their source, so the first hit has the shallowest source;
+    # each source's edges are contiguous, so its node is read once, in id order.
+    sources = ex.iter_states()
+    at, s, m = -1, None, None
     for e in range(ex.transitions):
         i, j = ex.src[e], ex.dst[e]
-        if pred(ex.state(i), ex.state(j), rules[ex.act[e]], x, b, ex.monitor_values(i)):
+        while at < i:
+            s, m = next(sources)
+            at += 1
+        if pred(s, ex.state(j), rules[ex.act[e]], x, b, m):
             return e
     return None
 
