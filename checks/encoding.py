@@ -271,7 +271,8 @@ class Codec:
         sums = [" + ".join(w) or "0" for w in words]
         n_mon = n_fields - n_state
         lines = ["def encode(node):", "    t, mv = node" if n_mon else "    t = node"]
-        lines.append(f"    return ({', '.join(sums)},)")
+        # ``0 +``: a lone scalar outside its domain gives None, which must raise here too
+        lines.append(f"    return ({', '.join('0 + ' + w for w in sums)},)")
         # the batch: successors of each node, their codes, actions, and the cuts met
         ws = ", ".join(f"_w{k}" for k in range(self.words))
         lines += [
