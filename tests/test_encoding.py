@@ -140,33 +140,15 @@ def _tally(step: int) -> RuleSet:
     )
 
 
-class _Counter(State):
-    n: Any
-
-
 def test_a_lone_field_that_leaves_its_domain_is_named_alike_on_both_paths() -> None:
-    """A state of one scalar field: its code is that field's look-up alone."""
+    """A state of one scalar field (the symbolic cross-check's counter): its code is that
+    field's look-up alone."""
+    from test_symbolic_crosscheck import _tally as counter
 
-    @rule("C 1", "count up")
-    def up(s: Any, x: Any, b: Any) -> Any:
-        x.require(s.n < 4)
-        return s.replace(n=s.n + 3)
-
-    rs = RuleSet(
-        name="counter",
-        game="C",
-        version="1",
-        description="a counter",
-        rules=(up,),
-        bound_specs=(BoundSpec("top", 4, 4, 4, "the top"),),
-        schema=lambda b: Schema(_Counter, {"n": IntRange(0, 4)}),
-        initial=lambda b: [_Counter.make(n=0)],
-        terminal=lambda s, x, b: s.n == 4,
-    )
     with pytest.raises(ModelError) as plain:
-        explore(Model(rs), compact=False)
+        explore(Model(counter(3)), compact=False)
     with pytest.raises(ModelError) as compact:
-        explore(Model(rs))
+        explore(Model(counter(3)))
     assert str(compact.value) == str(plain.value)
     assert "gives n=6" in str(compact.value)
 
