@@ -278,7 +278,7 @@ def compare(
             on_side(name)
 
         def keep(ex: explicit.Exploration, side: _Side = side) -> None:
-            side.states = {ex.state(i) for i in range(ex.states)}
+            side.states = {s for s, _ in ex.iter_states()}
             side.complete = ex.complete
 
         side.report = run_selection(side.selection, engines, limits, progress, on_exploration=keep)

@@ -23,14 +23,16 @@ import gc
 import time
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 from weakref import WeakKeyDictionary
 
 import networkx as nx
+import numpy as np
 from turnproof.checks.compiled import Compiled, EveryKey, compile_model
+from turnproof.checks.encoding import Codec, CodeTable, NotEncodable, OutOfDomain
 from turnproof.checks.results import (
     Finding,
     LoopExit,
@@ -52,6 +54,11 @@ Progress = Callable[[int, int, int], None]
 PROGRESS_EVERY = 4096
 
 
+#: The most states an exploration keeps as tuples before it starts again compactly (see
+#: :func:`explore`): about 400 MB of tuples for the default Magic model's width.
+AUTO_COMPACT_STATES = 1_000_000
+
+
 @dataclass
 class Limits:
     """When to stop exploring. ``None`` means no limit."""
@@ -66,7 +73,7 @@ class Exploration:
 
     model: Model
     monitors: tuple[Any, ...]
-    nodes: list[Any]  # State, or (State, monitor tuple) for a product
+    nodes: Sequence[Any]  # State, or (State, monitor tuple) for a product; see EncodedNodes
     src: array
     dst: array
     act: array
@@ -100,6 +107,22 @@ class Exploration:
 
     def monitor_values(self, i: int) -> Any:
         return self.nodes[i][1] if self.monitors else None
+
+    def iter_nodes(self, start: int = 0) -> Iterator[Any]:
+        """The nodes from id ``start`` on, in id order (decoded a block at a time)."""
+        nodes = self.nodes
+        if isinstance(nodes, EncodedNodes):
+            yield from nodes.iter_from(start)
+        else:
+            yield from nodes[start:]
+
+    def iter_states(self) -> Iterator[tuple[State, Any]]:
+        """Each node's state and monitor values, in id order."""
+        if self.monitors:
+            yield from self.iter_nodes()
+        else:
+            for s in self.iter_nodes():
+                yield s, None
 
     def out_edges(self, i: int) -> list[int]:
         """Edge ids leaving node ``i``. Edges are appended while expanding nodes in id order,
@@ -236,6 +259,7 @@ def explore(
     limits: Limits | None = None,
     progress: Progress | None = None,
     compiled: bool = True,
+    compact: bool | None = None,
     stop: Callable[[Any], bool] | None = None,
 ) -> Exploration:
     """Breadth-first search of every state reachable from the model's initial states.
@@ -249,16 +273,87 @@ def explore(
     them); ``compiled=False`` interprets every rule on :class:`ConcreteOps`. Both give the same
     states, ids, edges and cuts.
 
+    ``compact`` interns each state as its code (:mod:`turnproof.checks.encoding`: a few machine
+    words derived from the schema's domains) instead of as its tuple, and keeps only the states
+    still to expand as tuples; the nodes are decoded when read. ``compact=False`` keeps every
+    state as a tuple in a dict: the same states, ids, edges and cuts, at several times the
+    memory, but faster on wide states (1.5 times on the default Magic model), and read for free
+    by the checks. ``compact=None`` (the default) explores the tuple way up to
+    :data:`AUTO_COMPACT_STATES` states, and, when the model has more, starts again compactly
+    (with what is left of the time limit): a large model pays that much again in time and
+    keeps its memory per state low. A schema the codec cannot number (an open bound), and a
+    search with ``stop`` (which ends early, and reads the nodes it stores), are explored the
+    tuple way.
+
     The cyclic garbage collector is paused meanwhile: states are tuples of numbers, which form
     no cycles, yet each collection would walk every state stored so far (a third of the time on
     the default Magic model)."""
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _explore(model, monitors, limits, progress, compiled, stop)
+        if stop is not None or compact is False:
+            return _explore(model, monitors, limits, progress, compiled, stop)
+        limits = limits or Limits()
+        if compact is None:
+            cap = limits.max_states
+            if cap is not None and cap <= AUTO_COMPACT_STATES:
+                return _explore(model, monitors, limits, progress, compiled)
+            first = _explore(
+                model, monitors, replace(limits, max_states=AUTO_COMPACT_STATES), progress, compiled
+            )
+            if first.complete or not first.stop_reason.startswith("state limit"):
+                return first  # done, or stopped by the time limit
+            spent = first.seconds
+            del first
+            if limits.max_seconds is not None:
+                limits = replace(limits, max_seconds=max(limits.max_seconds - spent, 0.0))
+        try:
+            codec = codec_for(model, tuple(monitors))
+        except NotEncodable:
+            return _explore(model, monitors, limits, progress, compiled)
+        return _explore_codes(model, monitors, limits, progress, compiled, codec)
     finally:
         if paused:
             gc.enable()
+
+
+def _expanders(
+    model: Model, compiled: bool
+) -> tuple[int, Any, dict[int, str], list[Callable[[State], bool]]]:
+    """The dispatch field, the successor functions by its value, the rule instances left
+    interpreted, and each instance's domain test (see :func:`explore`)."""
+    if compiled:
+        comp = compiled_for(model)
+        return comp.field_index, comp.expand, dict(comp.fallbacks), comp.fits
+    field_index, table = dispatch_table(model)
+    fits = [fits_checker(model.schema)] * len(model.actions)
+    return field_index, interpreted_expand(model, table), {}, fits
+
+
+def _checkpoint(
+    i: int,
+    found: int,
+    edges: int,
+    progress: Progress | None,
+    start: float,
+    limits: Limits,
+) -> str:
+    """Every ``PROGRESS_EVERY`` nodes: report progress; why to stop (the time limit), or ``""``."""
+    if progress is not None:
+        progress(i, found, edges)
+    if limits.max_seconds is not None and time.perf_counter() > start + limits.max_seconds:
+        return f"time limit of {limits.max_seconds:g} s reached"
+    return ""
+
+
+def _initial_nodes(model: Model, mons: tuple[Any, ...], x: Any) -> Iterator[Any]:
+    """The initial nodes: each initial state (checked against the schema), paired with the
+    monitors' initial values in a product."""
+    b = model.bounds
+    mcls = monitor_class(tuple(m.name for m in mons)) if mons else None
+    for s in model.initial_states():
+        model.schema.check(s, x)
+        yield (s, mcls(*(m.init(s, x, b) for m in mons))) if mcls is not None else s
 
 
 def _explore(
@@ -273,16 +368,7 @@ def _explore(
     x = ConcreteOps()
     b = model.bounds
     start = time.perf_counter()
-    fallbacks: dict[int, str] = {}
-    if compiled:
-        comp = compiled_for(model)
-        field_index, expanders = comp.field_index, comp.expand
-        fallbacks = dict(comp.fallbacks)
-        fits_of = comp.fits
-    else:
-        field_index, table = dispatch_table(model)
-        expanders = interpreted_expand(model, table)
-        fits_of = [fits_checker(model.schema)] * len(model.actions)
+    field_index, expanders, fallbacks, fits_of = _expanders(model, compiled)
     rules = [a.rule for a in model.actions]
     mons = tuple(monitors)
     mcls = None
@@ -295,11 +381,7 @@ def _explore(
     cuts: Counter[str] = Counter()
     cut_nodes: set[int] = set()
 
-    for s in model.initial_states():
-        model.schema.check(s, x)
-        node: Any = s
-        if mons:
-            node = (s, mcls(*(m.init(s, x, b) for m in mons)))  # type: ignore[misc]
+    for node in _initial_nodes(model, mons, x):
         if node not in index:
             index[node] = len(nodes)
             nodes.append(node)
@@ -311,15 +393,13 @@ def _explore(
     state_cap: float = max_states if max_states is not None else float("inf")
     lookup, add_node, add_parent = index.get, nodes.append, parent.append
     add_src, add_dst, add_act = src.append, dst.append, act.append
-    deadline = None if limits.max_seconds is None else start + limits.max_seconds
     complete, reason = hit is None, "" if hit is None else "stopped at the state searched for"
     i = 0
     while complete and i < len(nodes):
         if i % PROGRESS_EVERY == 0:
-            if progress is not None:
-                progress(i, len(nodes), len(src))
-            if deadline is not None and time.perf_counter() > deadline:
-                complete, reason = False, f"time limit of {limits.max_seconds:g} s reached"
+            reason = _checkpoint(i, len(nodes), len(src), progress, start, limits)
+            if reason:
+                complete = False
                 break
         node = nodes[i]
         s = node[0] if mons else node
@@ -377,6 +457,222 @@ def _explore(
         fallbacks=fallbacks,
         hit=hit,
     )
+
+
+_CODECS: WeakKeyDictionary[Model, dict[tuple[Any, ...], Codec]] = WeakKeyDictionary()
+
+
+def codec_for(model: Model, monitors: tuple[Any, ...] = ()) -> Codec:
+    """The code of the model's states (paired with these monitors' values), built once."""
+    by_mons = _CODECS.setdefault(model, {})
+    key = tuple(m.name for m in monitors)
+    codec = by_mons.get(key)
+    if codec is None:
+        mcls = monitor_class(key) if monitors else None
+        codec = Codec(model.schema, monitors, mcls)
+        by_mons[key] = codec
+    return codec
+
+
+class EncodedNodes(Sequence[Any]):
+    """The nodes of a compact exploration: read-only, decoded from their codes when read."""
+
+    def __init__(self, codec: Codec, table: CodeTable) -> None:
+        self.codec = codec
+        self.table = table
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __getitem__(self, i: Any) -> Any:
+        codes = self.table.view()
+        if isinstance(i, slice):
+            return self.codec.decode_many(codes[i])
+        return self.codec.decode(codes[i].tolist())
+
+    def iter_from(self, start: int = 0, block: int = 4096) -> Iterator[Any]:
+        codes = self.table.view()
+        for lo in range(start, len(codes), block):
+            yield from self.codec.decode_many(codes[lo : lo + block])
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.iter_from(0)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EncodedNodes) and (
+            self.codec.same_layout_key == other.codec.same_layout_key
+        ):
+            return bool(np.array_equal(self.table.view(), other.table.view()))
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def nbytes(self) -> int:
+        return self.table.nbytes()
+
+
+def _explore_codes(
+    model: Model,
+    monitors: Sequence[Any],
+    limits: Limits | None,
+    progress: Progress | None,
+    compiled: bool,
+    codec: Codec,
+) -> Exploration:
+    """:func:`_explore` on codes: nodes are expanded a batch at a time (at most
+    ``PROGRESS_EVERY`` of them, never across a multiple of it, so progress and the time limit
+    are seen where the tuple path sees them); each successor is encoded (and so checked
+    against the domains) as it comes, and the batch's codes are looked up all at once. Only the
+    nodes still to expand are kept as tuples. New states get ids
+    in the order of their first appearance among the batch's successors, which is the order
+    in which the tuple path discovers them: the same ids, edges, parents and cuts."""
+    limits = limits or Limits()
+    x = ConcreteOps()
+    b = model.bounds
+    start = time.perf_counter()
+    field_index, expanders, fallbacks, _ = _expanders(model, compiled)
+    rules = [a.rule for a in model.actions]
+    mons = tuple(monitors)
+    mcls = monitor_class(tuple(m.name for m in mons)) if mons else None
+    table = CodeTable(codec.words)
+
+    def monitor(s: State, t: State, ai: int, m: Any) -> Any:
+        return mcls(*(mon.update(s, t, rules[ai], m, x, b) for mon in mons))  # type: ignore[misc]
+
+    src, dst, act, parent = array("i"), array("i"), array("i"), array("i")
+    cuts: Counter[str] = Counter()
+    cut_nodes: set[int] = set()
+    todo: deque[Any] = deque()  # the nodes found and not yet expanded, in id order
+
+    for node in _initial_nodes(model, mons, x):
+        code = np.array([codec.encode(node)], dtype=np.uint64)
+        if table.lookup(code)[0] < 0:
+            table.add(code)
+            todo.append(node)
+            parent.append(-1)
+    n_initial = len(table)
+
+    max_states = limits.max_states
+    state_cap = max_states if max_states is not None else 2**62
+    complete, reason = True, ""
+    i = 0
+    while i < len(table):
+        if i % PROGRESS_EVERY == 0:
+            reason = _checkpoint(i, len(table), len(src), progress, start, limits)
+            if reason:
+                complete = False
+                break
+        k = min(len(table) - i, PROGRESS_EVERY - i % PROGRESS_EVERY)
+        batch = [todo.popleft() for _ in range(k)]
+        acts = array("i")
+        counts = array("i")
+        succ: list[Any] = []
+        cut_log: list[tuple[int, int, str]] = []
+        words = [array("Q") for _ in range(codec.words)]
+        try:
+            codec.expand_batch(
+                batch,
+                expanders,
+                field_index,
+                i,
+                succ,
+                acts,
+                counts,
+                cut_log,
+                monitor,
+                *(w.append for w in words),
+            )
+        except (OutOfDomain, TypeError, ValueError, IndexError):
+            q = len(counts)  # the node whose successor would not encode
+            raise _undecodable(
+                model, codec, expanders, field_index, monitor, batch[q], parent, src, act, i + q
+            ) from None
+        m_succ = len(succ)
+        ids = np.zeros(0, dtype=np.int64)
+        new_pos = np.zeros(0, dtype=np.int64)
+        stop_at = m_succ  # successors committed
+        if m_succ:
+            codes = np.stack([np.frombuffer(w, dtype=np.uint64) for w in words], axis=1)
+            room = state_cap - len(table)
+            uniq_first, inverse, found, fresh = _fresh(table, codes)
+            new_pos = uniq_first[fresh]
+            if len(new_pos) > room:
+                stop_at = int(new_pos[room])
+                fresh, new_pos = fresh[:room], new_pos[:room]
+                complete = False
+                reason = f"state limit of {max_states} states reached"
+            found[fresh] = len(table) + np.arange(len(fresh))
+            ids = found[inverse[:stop_at]]
+            table.add(codes[new_pos])
+        if stop_at < m_succ:  # the state limit: node ``i + q`` was not fully expanded
+            q = int(np.searchsorted(np.cumsum(counts), stop_at, side="right"))
+            counts = counts[: q + 1]
+            counts[q] = stop_at - (sum(counts) - counts[q])
+            k = q
+        first_edge = len(src)
+        per_node = np.frombuffer(counts, dtype=np.int32)
+        sources = np.repeat(np.arange(i, i + len(counts), dtype=np.int32), per_node)
+        src.frombytes(sources.tobytes())
+        dst.frombytes(ids.astype(np.int32).tobytes())
+        act.extend(acts[:stop_at])
+        parent.frombytes((new_pos + first_edge).astype(np.int32).tobytes())
+        todo.extend(succ[p] for p in new_pos.tolist())
+        for node_id, pos, bound in cut_log:
+            if pos <= stop_at:  # before the successor the state limit stopped at
+                cuts[bound] += 1
+                cut_nodes.add(node_id)
+        i += k
+        if not complete:
+            break
+    if progress is not None:
+        progress(i, len(table), len(src))
+    nodes = EncodedNodes(codec, table)
+    return Exploration(
+        model, mons, nodes, src, dst, act, parent, n_initial, i, complete and i >= len(nodes),
+        reason, time.perf_counter() - start, cuts, cut_nodes,
+        "compiled" if compiled else "interpreted", fallbacks,
+    )  # fmt: skip
+
+
+def _undecodable(
+    model: Model,
+    codec: Codec,
+    expanders: Any,
+    field_index: int,
+    monitor: Callable[..., Any],
+    node: Any,
+    parent: array,
+    src: array,
+    act: array,
+    i: int,
+) -> ModelError:
+    """The error for the first successor of node ``i`` that lies outside the domains."""
+    s = node[0] if codec.monitors else node
+    for ai, t in expanders[s[field_index]](s):
+        if ai < 0:
+            continue
+        try:
+            codec.encode((t, monitor(s, t, ai, node[1])) if codec.monitors else t)
+        except (OutOfDomain, TypeError, ValueError, IndexError):
+            return out_of_domain(model, [], parent, src, act, i, ai, t)
+    raise AssertionError("a successor that failed to encode encodes")
+
+
+def _fresh(table: CodeTable, codes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The distinct rows of ``codes`` against the table: for each distinct row, the position
+    of its first occurrence and its id (``-1`` if new); for each row, which distinct row it
+    is; and the distinct rows that are new, in the order of their first occurrence."""
+    if codes.shape[1] == 1:
+        keys = codes[:, 0]
+    else:
+        keys = np.ascontiguousarray(codes).view(np.dtype((np.void, 8 * codes.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    found = table.lookup(codes[first])
+    fresh = np.flatnonzero(found < 0)
+    fresh = fresh[np.argsort(first[fresh], kind="stable")]
+    return first, inverse.ravel(), found, fresh
 
 
 def out_of_domain(
@@ -555,8 +851,8 @@ def _incomplete(ex: Exploration) -> str:
 def find_state(ex: Exploration, pred: Callable[..., Any]) -> int | None:
     """The first node (lowest BFS depth) whose state satisfies ``pred(s, x, b, m)``."""
     x, b = ConcreteOps(), ex.model.bounds
-    for i in range(ex.states):
-        if pred(ex.state(i), x, b, ex.monitor_values(i)):
+    for i, (s, m) in enumerate(ex.iter_states()):
+        if pred(s, x, b, m):
             return i
     return None
 
@@ -565,10 +861,16 @@ def find_edge(ex: Exploration, pred: Callable[..., Any]) -> int | None:
     """The shallowest edge ``s -r-> t`` with ``pred(s, t, r, x, b, m)`` true."""
     x, b = ConcreteOps(), ex.model.bounds
     rules = [a.rule for a in ex.model.actions]
-    # Edges are stored in BFS order of their source, so the first hit has the shallowest source.
+    # Edges are stored in BFS order of their source, so the first hit has the shallowest source;
+    # each source's edges are contiguous, so its node is read once, in id order.
+    sources = ex.iter_states()
+    at, s, m = -1, None, None
     for e in range(ex.transitions):
         i, j = ex.src[e], ex.dst[e]
-        if pred(ex.state(i), ex.state(j), rules[ex.act[e]], x, b, ex.monitor_values(i)):
+        while at < i:
+            s, m = next(sources)
+            at += 1
+        if pred(s, ex.state(j), rules[ex.act[e]], x, b, m):
             return e
     return None
 
@@ -673,7 +975,7 @@ def check_terminates(ex: Exploration, prop: Property, t0: float) -> PropertyResu
     """No cycle inside the region: strongly connected components of the region's subgraph."""
     assert prop.pred is not None
     x, b = ConcreteOps(), ex.model.bounds
-    region = [i for i in range(ex.states) if prop.pred(ex.state(i), x, b, ex.monitor_values(i))]
+    region = [i for i, (s, m) in enumerate(ex.iter_states()) if prop.pred(s, x, b, m)]
     inside = set(region)
     g = nx.DiGraph()
     g.add_nodes_from(region)

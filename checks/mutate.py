@@ -401,9 +401,9 @@ def changed_behaviour(base: explicit.Exploration, mut: explicit.Exploration) -> 
         tuple[int, int, str, explicit.Exploration, explicit.Exploration, int, str]
     ] = []
     for side, own, other in (("mutant", mut, base), ("base", base, mut)):
-        theirs = {other.state(i) for i in range(other.states)}
-        for i in range(own.states):  # ids grow with depth: the first one is the shallowest
-            if own.state(i) not in theirs:
+        theirs = {s for s, _ in other.iter_states()}
+        for i, (s, _) in enumerate(own.iter_states()):  # ids grow with depth: shallowest first
+            if s not in theirs:
                 candidates.append((own.depth(i), 0, side, own, other, i, ""))
                 break
     if not candidates:
@@ -415,7 +415,7 @@ def changed_behaviour(base: explicit.Exploration, mut: explicit.Exploration) -> 
             diff = have - lack
             if not diff:
                 continue
-            index = {own.state(k): k for k in range(own.states)}
+            index = {s: k for k, (s, _) in enumerate(own.iter_states())}
             best = None
             for s, _, a in diff:
                 i = index[s]
@@ -480,7 +480,7 @@ def run(
     props = list(selection.properties)
     base_ex = explicit.explore(model, (), limits)
     reference = _check(model, props, base_ex, limits)
-    base_states = {base_ex.state(i) for i in range(base_ex.states)}
+    base_states = {s for s, _ in base_ex.iter_states()}
     base_edges = _edges(base_ex)
     todo = list(mutants) if mutants is not None else generate(ruleset, rules)
     notes = explained or {}
@@ -549,7 +549,7 @@ def _one(
         and base_ex.complete
         and ex.states == base_ex.states
         and ex.transitions == base_ex.transitions
-        and {ex.state(i) for i in range(ex.states)} == base_states
+        and {s for s, _ in ex.iter_states()} == base_states
         and _edges(ex) == base_edges
     )
     if same:

@@ -294,9 +294,11 @@ def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
     """
     model = Model(BENCH, config_bounds(config_name))
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    resident_before = resident_kib()
     start, cpu_start = time.perf_counter(), time.process_time()
     ex = explore(model, compiled=compiled)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    resident_after = resident_kib()  # the exploration, graph included, is still alive here
     return {
         "states": ex.states,
         "transitions": ex.transitions,
@@ -304,7 +306,20 @@ def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
         "seconds": seconds,
         "cpu_seconds": cpu,
         "rss_before_search_kib": rss_before,
+        "resident_before_search_kib": resident_before,
+        "resident_after_search_kib": resident_after,
     }
+
+
+def resident_kib() -> int:
+    """This process's resident set now, in KiB (Linux ``/proc/self/statm``; elsewhere the peak
+    so far, which is at least as large)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    except (OSError, ValueError, IndexError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def run_turnproof(
@@ -357,6 +372,12 @@ def run_turnproof(
     )
     result["process_wall_seconds"] = wall
     result["rss_before_search_mib"] = max(r["rss_before_search_kib"] for r in runs) / _MIB
+    # Bytes a state: the whole process at its peak (interpreter and imports included), and
+    # what the search added to the resident set, the state graph included (the largest run).
+    states = max(first["states"], 1)
+    result["peak_bytes_per_state"] = max(peak) * 1024 / states
+    grown = max(r["resident_after_search_kib"] - r["resident_before_search_kib"] for r in runs)
+    result["search_bytes_per_state"] = grown * 1024 / states
     return result
 
 
@@ -789,6 +810,13 @@ def _config_lines(name: str, entry: dict[str, Any]) -> list[str]:
     ref_states, ref_edges = reference_counts(name)
     lines = [f"{name} ({bounds}): reference {ref_states:,} states, {ref_edges:,} edges", _HEADER]
     lines += [_row(label, entry[key]) for key, label in _TOOLS if key in entry]
+    tp = entry["turnproof"]
+    if tp["ok"] and "search_bytes_per_state" in tp:
+        lines.append(
+            f"  turnproof memory: {tp['search_bytes_per_state']:.0f} B/state resident for the "
+            f"search, graph included (resident set after explore() less before); "
+            f"{tp['peak_bytes_per_state']:.0f} B/state at the process's peak"
+        )
     cmp = entry["comparison"]
     if "spin" in entry:
         label = f"TLC parity (SPIN / {TLC_PARITY_DIVISOR})"

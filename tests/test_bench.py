@@ -66,6 +66,9 @@ def test_turnproof_repeat_runs_in_a_measured_child(base_bench: dict[str, Any]) -
     assert len(tp["seconds"]) == 1 and tp["states_per_second"] > 0
     assert tp["cpu_seconds"][0] > 0 and tp["states_per_cpu_second"] > 0
     assert tp["peak_rss_mib"] >= tp["rss_before_search_mib"] > 0
+    assert tp["peak_bytes_per_state"] == tp["peak_rss_mib"] * 2**20 / 5_017
+    assert tp["search_bytes_per_state"] >= 0
+    assert "B/state resident for the search, graph included" in format_bench(base_bench)
     assert base_bench["results"]["base"]["comparison"]["checks"]["turnproof_matches_reference"]
 
 
