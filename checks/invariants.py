@@ -29,8 +29,8 @@ the special case of one fixed set per claim; widening keeps the claims a proof n
 the reached states make them too strong at first.
 
 The invariant is re-checked on fresh solvers before use, is memoised per process and cached on
-disk, keyed by the rule set's content hash, the bounds, the open bounds, the fields and, when a
-field is a monitor, the monitors.
+disk, keyed by the rule set's content hash, the bounds, the open bounds, the fields and the
+definitions of the monitors among them.
 """
 
 from __future__ import annotations
@@ -591,10 +591,22 @@ def cache_key(
         f"|open={','.join(enc.open_bounds)}|fields={','.join(fields)}"
         f"|contexts={','.join(f'{c}={u}' for c, u in contexts)}"
     )
-    if monitor_fields(enc, fields):
-        # The monitors' updates are part of the transitions the claims are closed under.
-        text += f"|monitors={','.join(m.name for m in enc.monitors)}"
+    watched = set(monitor_fields(enc, fields))
+    if watched:
+        # The updates of the monitors among the fields are part of the transitions the claims
+        # are closed under (the other monitors' are not: the claims do not speak of them, so
+        # properties that read the same monitors share the invariant).
+        text += "|monitors=" + ",".join(
+            f"{m.name}:{_where(m.init)}:{_where(m.update)}"
+            for m in enc.monitors
+            if f"m.{m.name}" in watched
+        )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _where(f: Any) -> str:
+    """Where a function is defined, to tell apart monitors that share a name."""
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', repr(f))}"
 
 
 #: The environment variable that names the invariant cache's folder.
