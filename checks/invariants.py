@@ -4,7 +4,10 @@ The invariant is the least fixed point of the rules in a finite abstract domain,
 symbolic transition formula (so it covers every well-formed state, not only reached ones):
 
 * the *fields* are the leaves that hold the game's control structure (enumerated leaves and
-  sequence lengths) and the leaves the property reads;
+  sequence lengths) and the leaves the property reads; a property's monitor that it reads is a
+  field too (``m.<name>``), with the state leaves its initial value is computed from (a history
+  variable starts from what it mirrors, and the claims between the two say how it keeps
+  mirroring it: ``m.made_0 == 1 -> ctrl_next[0] in {1}``);
 * for each field ``a``, each value ``v`` of ``a`` and each other field ``b``, the domain keeps a
   set ``S(a, v, b)``: the claim ``a == v -> b in S`` (an empty set says ``a != v``), and for each
   field a set ``S(a)``: ``a in S``;
@@ -12,7 +15,8 @@ symbolic transition formula (so it covers every well-formed state, not only reac
   "that value or more" (``brace >= 2``), so the domain stays finite whatever the bound.
 
 The sets start from the states the explicit engine reaches (``S(a, v, b)`` is the values ``b``
-takes when ``a == v``; empty for a value never seen). Each round asks Z3 for a transition from a
+takes when ``a == v``; empty for a value never seen), with the property's monitors when a field
+is one (the product of the rules and the monitors). Each round asks Z3 for a transition from a
 state that satisfies every claim to one that breaks a claim, and *widens* the broken claims with
 the values of that successor (and of the states reachable from its predecessor) instead of
 dropping them, the way an abstract interpreter joins. Every widening adds values to finite sets,
@@ -25,7 +29,8 @@ the special case of one fixed set per claim; widening keeps the claims a proof n
 the reached states make them too strong at first.
 
 The invariant is re-checked on fresh solvers before use, is memoised per process and cached on
-disk, keyed by the rule set's content hash, the bounds, the open bounds and the fields.
+disk, keyed by the rule set's content hash, the bounds, the open bounds, the fields and the
+definitions of the monitors among them.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +49,9 @@ from turnproof.checks.bmc import Deadline, finite_solver
 from turnproof.checks.symbolic import Encoding, concrete_moves
 from turnproof.model.errors import BoundsError
 from turnproof.model.ops import ConcreteOps
+from turnproof.model.properties import Monitor
 from turnproof.model.rules import Model
+from turnproof.model.schema import State, fits_checker
 
 #: Reachable states sampled to start the sets (the exploration stops there).
 MAX_SAMPLES = 100_000
@@ -72,15 +79,24 @@ class Candidate:
     c: str = ""  # the context's field ("" for none); enumerated, so never open-ended
     u: int = 0
 
-    def formula(self, enc: Encoding, k: int) -> Any:
-        """The claim over the variables of step ``k``."""
-        va = enc.var(self.a, k)
+    def formula(self, enc: Encoding, k: int, memo: dict[Any, Any] | None = None) -> Any:
+        """The claim over the variables of step ``k`` (``memo`` keeps the membership tests
+        that many claims share, such as their antecedents)."""
+
+        def member(path: str, values: tuple[int, ...], top: int) -> Any:
+            if memo is None:
+                return _member(enc.var(path, k), values, top)
+            key = (path, k, values, top)
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = _member(enc.var(path, k), values, top)
+            return got
+
         if self.kind == "in":
-            claim = _member(va, self.values, self.a_top)
+            claim = member(self.a, self.values, self.a_top)
         else:
-            vb = enc.var(self.b, k)
             claim = z3.Implies(
-                _member(va, (self.v,), self.a_top), _member(vb, self.values, self.b_top)
+                member(self.a, (self.v,), self.a_top), member(self.b, self.values, self.b_top)
             )
         return z3.Implies(enc.var(self.c, k) == self.u, claim) if self.c else claim
 
@@ -157,18 +173,41 @@ def _show(enc: Encoding, path: str, values: Sequence[int], top: int = -1) -> str
 
 def control_fields(enc: Encoding, *formulas: Any) -> list[str]:
     """The fields of the domain: enumerated leaves, sequence lengths, and the leaves that
-    ``formulas`` (a property's bad condition) read; in schema order."""
-    leaves = enc.model.schema.leaves()
+    ``formulas`` (a property's bad condition) read, monitors included, with the state leaves
+    that the initial value of each monitor read is computed from; in the order of the
+    encoding (the schema's, then the monitors')."""
     read = set().union(*(leaves_of(enc, f) for f in formulas)) if formulas else set()
+    read |= mirrored(enc, read)
     return [
         p
-        for p, d in leaves
+        for p, d in enc.tracked()
         if getattr(d, "enum", None) is not None or p.endswith(".len") or p in read
     ]
 
 
+def mirrored(enc: Encoding, fields: Iterable[str]) -> set[str]:
+    """The state leaves from which the initial values of the monitors among ``fields`` are
+    computed, in any state (the monitor's ``init`` on the symbolic state of step 0)."""
+    wanted = set(fields)
+    out: set[str] = set()
+    for mon in enc.monitors:
+        if f"m.{mon.name}" not in wanted:
+            continue
+        start = mon.init(enc.state(0), enc.ops(), enc.bounds_at(0))
+        if z3.is_expr(start):
+            out |= leaves_of(enc, start)
+    return out
+
+
+def monitor_fields(enc: Encoding, fields: Iterable[str]) -> list[str]:
+    """The monitors among ``fields``."""
+    names = {f"m.{mon.name}" for mon in enc.monitors}
+    return [p for p in fields if p in names]
+
+
 def leaves_of(enc: Encoding, formula: Any) -> set[str]:
-    names = {p for p, _ in enc.model.schema.leaves()}
+    """The leaves (of the state and of the monitors) that ``formula`` reads."""
+    names = {p for p, _ in enc.tracked()}
     out: set[str] = set()
     seen: set[int] = set()
     todo = [formula]
@@ -186,15 +225,22 @@ def leaves_of(enc: Encoding, formula: Any) -> set[str]:
     return out
 
 
-def sample_columns(model: Model, max_states: int = MAX_SAMPLES) -> list[bytes]:
+def sample_columns(
+    model: Model, max_states: int = MAX_SAMPLES, monitors: Sequence[Monitor] = ()
+) -> list[bytes]:
     """The leaf values of the states the explicit engine reaches (one column per leaf, one byte
-    per state; leaf domains are far below 256 values)."""
+    per state; leaf domains are far below 256 values). With ``monitors``, the states of the
+    product of the rules and the monitors, with a column for each monitor after the leaves'."""
     from turnproof.checks.explicit import Limits, explore
 
-    ex = explore(model, limits=Limits(max_states=max_states))
+    ex = explore(model, monitors, limits=Limits(max_states=max_states))
     flatten = model.schema.flatten
-    rows = [flatten(ex.state(i)) for i in range(ex.states)]
-    return [bytes(int(r[j]) for r in rows) for j in range(len(model.schema.leaves()))]
+    if monitors:
+        rows = [[*flatten(ex.state(i)), *ex.monitor_values(i)] for i in range(ex.states)]
+    else:
+        rows = [flatten(ex.state(i)) for i in range(ex.states)]
+    width = len(model.schema.leaves()) + len(monitors)
+    return [bytes(int(r[j]) for r in rows) for j in range(width)]
 
 
 Context = tuple[str, int] | None  # a claim's context ``c == u``, or none
@@ -203,7 +249,8 @@ Context = tuple[str, int] | None  # a claim's context ``c == u``, or none
 class Lattice:
     """The claims of the domain and their current sets (see the module's docstring), once
     without a context and once under each of ``contexts`` (``c == u``: the claims then speak of
-    the states where ``c == u`` only, such as the states of a region)."""
+    the states where ``c == u`` only, such as the states of a region). ``columns`` has one
+    column per leaf of the state, then one per monitor of ``enc`` when a field is a monitor."""
 
     def __init__(
         self,
@@ -213,8 +260,10 @@ class Lattice:
         contexts: Sequence[tuple[str, int]] = (),
     ) -> None:
         self.enc = enc
-        leaves = enc.model.schema.leaves()
+        leaves = enc.tracked()
         self.index = {p: i for i, (p, _) in enumerate(leaves)}
+        if monitor_fields(enc, fields) and len(columns) < len(leaves):
+            raise ValueError("a monitor is a field, but the samples have no column for it")
         fixed = dict(leaves)
         opened = {p for p, d in enc.schema_at(0).leaves() if not isinstance(d.hi, int)}
         self.fields = list(fields)
@@ -379,8 +428,9 @@ def _or(literals: Sequence[Any]) -> Any:
 
 
 def _row(enc: Encoding, zm: Any, k: int) -> list[int]:
+    """The values of the state's leaves and the monitors at step ``k`` in the Z3 model."""
     out = []
-    for v in enc.leaf_vars(k):
+    for v in enc.tracked_vars(k):
         val = zm.eval(v, model_completion=True)
         out.append(int(z3.is_true(val)) if z3.is_bool(v) else val.as_long())
     return out
@@ -404,14 +454,15 @@ def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]
     solver = z3.Solver() if enc.open_bounds else finite_solver()
     solver.add(enc.well_formed(0), enc.transition(0))
     literals: dict[Candidate, tuple[Any, Any]] = {}
+    memo: dict[Any, Any] = {}
 
     def literal(c: Candidate) -> tuple[Any, Any]:
         got = literals.get(c)
         if got is None:
             n = len(literals)
             pre, post = z3.Bool(f"pre!{n}"), z3.Bool(f"post!{n}")
-            solver.add(z3.Implies(pre, c.formula(enc, 0)))
-            solver.add(z3.Implies(post, z3.Not(c.formula(enc, 1))))
+            solver.add(z3.Implies(pre, c.formula(enc, 0, memo)))
+            solver.add(z3.Implies(post, z3.Not(c.formula(enc, 1, memo))))
             got = literals[c] = (pre, post)
         return got
 
@@ -435,14 +486,21 @@ def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]
 
 
 class _Forward:
-    """Concrete exploration from a counterexample's first state, with its open bound values."""
+    """Concrete exploration from a counterexample's first state, with its open bound values
+    (and the monitors of the encoding, updated as the explicit engine does). The states met in
+    earlier rounds are not met again: the sets only grow, so a state that the claims were
+    widened with keeps satisfying them, and a state whose successors were all given needs no
+    second visit."""
 
     def __init__(self, enc: Encoding) -> None:
         self.enc = enc
         self.models: dict[tuple[tuple[str, int], ...], Model | None] = {}
+        #: Per value of the open bounds: the states given, and those whose successors were.
+        self.given: dict[tuple[tuple[str, int], ...], set[Any]] = {}
+        self.expanded: dict[tuple[tuple[str, int], ...], set[Any]] = {}
+        self.fits: dict[tuple[tuple[str, int], ...], Callable[[State], bool]] = {}
 
-    def model(self, zm: Any) -> Model | None:
-        params = tuple(sorted(self.enc.decode_params(zm).items()))
+    def model(self, params: tuple[tuple[str, int], ...]) -> Model | None:
         if params not in self.models:
             base = self.enc.model
             try:
@@ -452,27 +510,47 @@ class _Forward:
         return self.models[params]
 
     def rows(self, zm: Any) -> Iterable[list[int]]:
-        model = self.model(zm)
+        params = tuple(sorted(self.enc.decode_params(zm).items()))
+        model = self.model(params)
         if model is None:
             return
-        x = ConcreteOps()
-        start, _ = self.enc.decode(zm, 0)
-        seen = {start}
+        given = self.given.setdefault(params, set())
+        expanded = self.expanded.setdefault(params, set())
+        fits = self.fits.get(params)
+        if fits is None:
+            fits = self.fits[params] = fits_checker(model.schema)
+        x, b = ConcreteOps(), model.bounds
+        mons, mcls = self.enc.monitors, self.enc.monitor_cls
+        start = self.enc.decode(zm, 0)
         queue = [start]
-        i = 0
-        while i < len(queue) and len(seen) < FORWARD_STATES:
-            s = queue[i]
+        seen = {start}
+        i = new = 0
+        while i < len(queue) and new < FORWARD_STATES:
+            node = queue[i]
             i += 1
-            for _, t, _ in concrete_moves(model, s):
-                if t is None or t in seen:
+            if node in expanded:
+                continue
+            s, m = node
+            for a, t, _ in concrete_moves(model, s):
+                if t is None:
+                    continue  # a bound cuts it
+                mt = None
+                if mcls is not None:
+                    mt = mcls(*(mon.update(s, t, a.rule, m, x, b) for mon in mons))
+                succ = (t, mt)
+                if succ in seen:
                     continue
-                try:
-                    model.schema.check(t, x)
-                except Exception:  # noqa: BLE001 - outside the domains: not a successor
+                seen.add(succ)
+                if succ in given:
+                    queue.append(succ)
                     continue
-                seen.add(t)
-                queue.append(t)
-                yield [int(v) for v in model.schema.flatten(t)]
+                if not fits(t):
+                    continue  # outside the domains: not a successor
+                given.add(succ)
+                queue.append(succ)
+                new += 1
+                yield [int(v) for v in [*model.schema.flatten(t), *(mt or ())]]
+            expanded.add(node)
 
 
 def recheck(enc: Encoding, conjuncts: Sequence[Candidate], deadline: Deadline) -> str:
@@ -513,7 +591,22 @@ def cache_key(
         f"|open={','.join(enc.open_bounds)}|fields={','.join(fields)}"
         f"|contexts={','.join(f'{c}={u}' for c, u in contexts)}"
     )
+    watched = set(monitor_fields(enc, fields))
+    if watched:
+        # The updates of the monitors among the fields are part of the transitions the claims
+        # are closed under (the other monitors' are not: the claims do not speak of them, so
+        # properties that read the same monitors share the invariant).
+        text += "|monitors=" + ",".join(
+            f"{m.name}:{_where(m.init)}:{_where(m.update)}"
+            for m in enc.monitors
+            if f"m.{m.name}" in watched
+        )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def _where(f: Any) -> str:
+    """Where a function is defined, to tell apart monitors that share a name."""
+    return f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', repr(f))}"
 
 
 #: The environment variable that names the invariant cache's folder.
@@ -552,12 +645,15 @@ def _store(key: str, conjuncts: Iterable[Candidate], rounds: int) -> None:
         pass  # no cache: the invariant is computed again next time
 
 
-def columns(model: Model) -> list[bytes]:
-    """The sampled reached states of ``model`` (once per process)."""
+def columns(model: Model, monitors: Sequence[Monitor] = ()) -> list[bytes]:
+    """The sampled reached states of ``model`` (of its product with ``monitors``, when given),
+    once per process."""
     key = f"{model.ruleset.name}|{model.ruleset.content_hash()}|{sorted(model.bounds.items())}"
+    if monitors:
+        key += f"|{','.join(m.name for m in monitors)}"
     got = _COLUMNS.get(key)
     if got is None:
-        got = _COLUMNS[key] = sample_columns(model)
+        got = _COLUMNS[key] = sample_columns(model, monitors=monitors)
     return got
 
 
@@ -570,9 +666,9 @@ def infer(
 ) -> Invariant:
     """The least fixed point of the domain over ``fields`` (default: the control fields), with
     claims also under each of ``contexts``, on ``enc`` (memoised per process, cached on disk;
-    one read back from the disk is re-checked on ``enc``); ``ok`` is false (with ``reason``) when there is none in the budget. Callers
-    that prove with it re-check it on fresh solvers (:func:`~turnproof.checks.proofs.
-    check_invariant`)."""
+    one read back from the disk is re-checked on ``enc``); ``ok`` is false (with ``reason``)
+    when there is none in the budget. Callers that prove with it re-check it on fresh solvers
+    (:func:`~turnproof.checks.proofs.check_invariant`)."""
     fields = tuple(fields if fields is not None else control_fields(enc))
     contexts = tuple(contexts)
     key = cache_key(model, enc, fields, contexts)
@@ -583,9 +679,8 @@ def infer(
     conjuncts, rounds = loaded if loaded is not None else (None, 0)
     try:
         if conjuncts is None:
-            conjuncts, rounds = fixed_point(
-                Lattice(enc, fields, columns(model), contexts), deadline
-            )
+            seeds = columns(model, enc.monitors if monitor_fields(enc, fields) else ())
+            conjuncts, rounds = fixed_point(Lattice(enc, fields, seeds, contexts), deadline)
             problem = ""  # the fixed point's last query was the consecution check
         else:
             problem = recheck(enc, conjuncts, deadline)  # read back: it may be stale

@@ -358,10 +358,18 @@ SPACER_SHARE = 0.25
 INVARIANT_SHARE = 0.6
 
 
-def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: Deadline) -> Answer:
+def decide_then_invariant(
+    model: Model,
+    q: Query,
+    *,
+    max_depth: int,
+    deadline: Deadline,
+    invariant_s: float | None = None,
+) -> Answer:
     """Spacer; when it is unsure, :func:`by_invariant`; then the rest of :func:`decide`
     (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
-    reason."""
+    reason. ``invariant_s``: the seconds the invariant may take, beyond ``deadline`` if need
+    be (default: its share of ``deadline``)."""
     total = deadline.left()
     small = by_reachable_set(q, deadline)
     if small is not None and small.status != "unknown":
@@ -374,7 +382,10 @@ def decide_then_invariant(model: Model, q: Query, *, max_depth: int, deadline: D
         return first
     reasons = ""
     if first.status == "unknown":
-        second = by_invariant(model, q, Deadline(min(total * INVARIANT_SHARE, deadline.left())))
+        budget = (
+            min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
+        )
+        second = by_invariant(model, q, Deadline(budget))
         if second.status == "safe":
             return second
         reasons = f"; {second.reason}"
@@ -562,11 +573,19 @@ def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
     problem = check_invariant(q, z3.And(formula, good) if relative else formula, deadline)
     if problem:
         return Answer("unknown", reason=f"control invariant certificate did not check: {problem}")
+    watched = invariants.monitor_fields(enc, inv.fields)
+    method = "control invariant (least fixed point over the control fields"
+    method += " and the property's monitors)" if watched else ")"
+    certificate: dict[str, Any] = {"method": method, "fields": list(inv.fields)}
+    if watched:
+        certificate["monitors"] = (
+            f"{', '.join(watched)}: the property's history variables, updated by the engine on "
+            "every transition (the claims tie them to the state's fields)"
+        )
     return Answer(
         "safe",
         certificate={
-            "method": "control invariant (least fixed point over the control fields)",
-            "fields": list(inv.fields),
+            **certificate,
             "claims": len(inv.conjuncts),
             "rounds": inv.rounds,
             "used": [c.render(enc) for c in used] + (["the property itself"] if relative else []),
@@ -627,9 +646,17 @@ def check_property(
             candidate = Encoding(model, prop.monitors, ())
             if small_exploration(candidate) is not None:
                 fixed = candidate
-    first_s = min(timeout_s, OPEN_BOUNDS_SHARE_S) if fixed is not None else timeout_s
+    first_s, invariant_s = timeout_s, None
+    if fixed is not None:
+        # Spacer and the bounded searches get a short share before the fallback; the control
+        # invariant keeps its usual share of the whole budget: it is the proof that usually
+        # covers every value here, and once inferred it is cached for the other properties.
+        first_s, invariant_s = min(timeout_s, OPEN_BOUNDS_SHARE_S), timeout_s * INVARIANT_SHARE
     started = time.monotonic()
-    r = _check(model, prop, enc, first_s, max_depth, antecedent_reached, tuple(guide))
+    whole = Deadline(timeout_s) if fixed is not None else None
+    r = _check(
+        model, prop, enc, first_s, max_depth, antecedent_reached, tuple(guide), invariant_s, whole
+    )
     if r.verdict is Verdict.PROVED:
         r.for_all = for_all(enc)
     elif r.verdict is Verdict.UNKNOWN and fixed is not None:
@@ -675,7 +702,12 @@ def _check(
     max_depth: int,
     antecedent_reached: bool,
     guide: tuple[str, ...] = (),
+    invariant_s: float | None = None,
+    whole: Deadline | None = None,
 ) -> PropertyResult:
+    """One property on ``enc`` in ``timeout_s`` (and ``invariant_s`` for the control invariant,
+    when given). ``whole``: the property's whole budget, of which ``timeout_s`` is a share; the
+    vacuity check of a proof may use the rest of it."""
     deadline = Deadline(timeout_s)
     vacuity = prop.antecedent if not antecedent_reached else None
     if prop.kind in ("always", "step"):
@@ -685,10 +717,11 @@ def _check(
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
         answer = small_counterexample(prop, q, deadline) or decide_then_invariant(
-            model, q, max_depth=max_depth, deadline=deadline
+            model, q, max_depth=max_depth, deadline=deadline, invariant_s=invariant_s
         )
+        answer = _guided(answer, q, guide, deadline)
         return _safety_result(
-            model, prop, _guided(answer, q, guide, deadline), deadline, enc, max_depth, vacuity
+            model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity
         )
     if prop.kind == "reachable":
         assert prop.pred is not None
@@ -698,10 +731,21 @@ def _check(
     from turnproof.checks.consistency import consistency_query
 
     q = consistency_query(enc, prop.kind)
-    answer = decide_then_invariant(model, q, max_depth=max_depth, deadline=deadline)
-    return _safety_result(
-        model, prop, _guided(answer, q, guide, deadline), deadline, enc, max_depth, vacuity
+    answer = decide_then_invariant(
+        model, q, max_depth=max_depth, deadline=deadline, invariant_s=invariant_s
     )
+    answer = _guided(answer, q, guide, deadline)
+    return _safety_result(
+        model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity
+    )
+
+
+def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadline:
+    """The budget of what follows ``answer``: a proof's vacuity check may use the rest of the
+    property's ``whole`` budget (there is no fallback left to leave it to)."""
+    if answer.status == "safe" and whole is not None and whole.left() > deadline.left():
+        return whole
+    return deadline
 
 
 #: What a trace says when this engine found it by checking another engine's trace.

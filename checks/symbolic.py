@@ -483,6 +483,7 @@ class Encoding:
         self.monitors = tuple(monitors)
         self._vars: dict[int, list[Any]] = {}
         self._applied: dict[int, list[Applied]] = {}
+        self._transitions: dict[int, Any] = {}
         self._schemas: dict[int, Schema] = {}
         self.bounds = self.model.bounds
         self.open_bounds = tuple(dict.fromkeys(open_bounds))
@@ -529,6 +530,15 @@ class Encoding:
 
     def leaf_vars(self, k: int) -> list[Any]:
         return self.vars(k)[: len(self.leaves)]
+
+    def tracked(self) -> list[tuple[str, Leaf]]:
+        """The leaves of one step other than the open bounds: the state's, then the monitors'
+        (``m.<name>``), in the order of :meth:`vars`."""
+        return list(zip(self.paths[: self._mon_end], self.domains[: self._mon_end]))
+
+    def tracked_vars(self, k: int) -> list[Any]:
+        """The variables of :meth:`tracked` at step ``k``."""
+        return self.vars(k)[: self._mon_end]
 
     def bounds_at(self, k: int) -> Any:
         """The bounds the rules read at step ``k``: the model's, with the open ones as that
@@ -669,11 +679,16 @@ class Encoding:
 
     def transition(self, k: int) -> Any:
         """Some rule instance takes step ``k`` to step ``k + 1``; ``act@k`` names which, and
-        step ``k + 1`` is well formed."""
-        act = self.act_var(k)
-        n = len(self.model.actions)
-        disjuncts = [z3.And(act == i, self.step_formula(k, i)) for i in range(n)]
-        return z3.And(act >= 0, act < n, z3.Or(*disjuncts), self.well_formed(k + 1))
+        step ``k + 1`` is well formed (built once per step: the inference, the proofs and
+        their checks ask for the same formula)."""
+        got = self._transitions.get(k)
+        if got is None:
+            act = self.act_var(k)
+            n = len(self.model.actions)
+            disjuncts = [z3.And(act == i, self.step_formula(k, i)) for i in range(n)]
+            got = z3.And(act >= 0, act < n, z3.Or(*disjuncts), self.well_formed(k + 1))
+            self._transitions[k] = got
+        return got
 
     def enabled(self, k: int) -> list[Any]:
         """For each rule instance, the formula 'enabled in the state of step ``k``'."""

@@ -1,0 +1,87 @@
+"""Turn control (MTG 723) proved for every value of the open bounds: the invariant inference
+ties the property's monitors (who the last control effect created for each player names) to
+the state's waiting effects, so "control ends when the next turn begins" and "the last control
+effect wins" are proved for any number of turns, hand size, effects, actions, damage and mana,
+not only at a scenario's values; and the mutants that break them are not proved."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from turnproof.checks import invariants
+from turnproof.checks.bmc import Deadline, step_violation_target
+from turnproof.checks.proofs import Query, by_invariant, check_property
+from turnproof.checks.results import Verdict
+from turnproof.checks.symbolic import DEFAULT_MAX_DEPTH, Encoding
+from turnproof.scenarios import loader
+
+#: Meets both properties, two effects on one player's turn and a skipped turn.
+SCENARIO = "two-controls-meet-skip"
+
+
+def _built(name: str, mutant: str | None = None):  # type: ignore[no-untyped-def]
+    sc = loader.load(loader.shipped_path(name))
+    if mutant is not None:
+        sc = replace(sc, mutant=mutant, states=None)
+    return sc.build()
+
+
+def test_the_fields_include_the_monitors_read_and_the_state_they_mirror() -> None:
+    """The property reads ``m.made_p``; each starts as ``ctrl_next[p]``, so both are fields."""
+    built = _built(SCENARIO)
+    prop = built.property("control-ends-when-next-turn-begins")
+    enc = Encoding(built.model, prop.monitors, prop.for_all)
+    q = Query(enc, step_violation_target(enc, prop.pred), 1)
+    fields = invariants.control_fields(enc, q.at_origin())
+    players = built.model.bounds["players"]
+    for p in range(players):
+        assert f"m.made_{p}" in fields and f"ctrl_next[{p}]" in fields
+    assert invariants.monitor_fields(enc, fields) == [f"m.made_{p}" for p in range(players)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["control-ends-when-next-turn-begins", "last-control-effect-wins"])
+def test_control_properties_are_proved_for_every_value_of_the_open_bounds(name: str) -> None:
+    built = _built(SCENARIO)
+    prop = built.property(name)
+    # A generous budget: the invariant's share must outlast a loaded machine (the check stops
+    # as soon as the proof is done).
+    r = check_property(built.model, prop, timeout_s=600, max_depth=DEFAULT_MAX_DEPTH)
+    assert r.verdict is Verdict.PROVED, r.reason
+    assert r.meets_expectation, r.reason
+    # Every bound the property is meant for is open, and the proof is no fallback to the
+    # scenario's values.
+    assert set(r.for_all) == set(prop.for_all)
+    assert {"turns", "hand_max", "effects", "actions"} <= set(r.for_all)
+    cert = r.certificate or {}
+    assert "open bounds" not in cert
+    assert cert["method"].startswith("control invariant") and "monitors" in cert["method"]
+    assert "m.made_0" in cert["monitors"]
+    # The proof rests on the claims that tie the monitors to the waiting effects.
+    tied = [c for c in cert["used"] if c.startswith("m.made_") and "ctrl_next[" in c]
+    assert tied, cert["used"]
+    assert set(cert["used"]) - {"the property itself"} <= set(cert["invariant"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "mutant", "prop"),
+    [
+        ("mindslaver", "control-outlasts-turn", "control-ends-when-next-turn-begins"),
+        (SCENARIO, "first-control-wins", "last-control-effect-wins"),
+    ],
+)
+def test_the_mutants_are_not_proved(name: str, mutant: str, prop: str) -> None:
+    """Neither the whole check (which finds the violation) nor the monitor-aware invariant on
+    its own proves the property on the mutant that breaks it."""
+    built = _built(name, mutant)
+    p = built.property(prop)
+    r = check_property(built.model, p, timeout_s=60, max_depth=DEFAULT_MAX_DEPTH)
+    assert r.verdict in (Verdict.VIOLATED, Verdict.UNKNOWN), r.verdict
+    assert not r.meets_expectation
+    enc = Encoding(built.model, p.monitors, p.for_all)
+    answer = by_invariant(
+        built.model, Query(enc, step_violation_target(enc, p.pred), 1), Deadline(120)
+    )
+    assert answer.status != "safe", answer.certificate
