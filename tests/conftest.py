@@ -26,6 +26,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (stable order otherwise): pytest-xdist hands out tests in this
+    order, so the long ones start while the short ones fill the other worker, instead of one
+    long test running alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def mask_volatile(text: str) -> str:
     """Mask what varies from run to run (timings, peak memory) and the content hash (it
     changes with the rule code and with the hashing scheme; test_cli pins it)."""
