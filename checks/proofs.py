@@ -418,6 +418,12 @@ def small_exploration(enc: Encoding, *, paths: bool = False) -> Any:
     return small
 
 
+def path_labels(ex: Any, i: int) -> tuple[str, ...]:
+    """The rule instances of the exploration ``ex``'s shortest path to node ``i``, as
+    :func:`~turnproof.checks.bmc.follow` takes them."""
+    return tuple(ex.model.actions[ex.act[e]].label for e in ex.path_to(i))
+
+
 def concrete_path(enc: Encoding, pred: Callable[..., Any]) -> tuple[str, ...] | None:
     """In a small model, the rule instances of the shortest concrete path to a state that
     satisfies ``pred``, to be checked against the transition formula with
@@ -431,7 +437,7 @@ def concrete_path(enc: Encoding, pred: Callable[..., Any]) -> tuple[str, ...] | 
     hit = find_state(ex, pred)
     if hit is None:
         return None
-    return tuple(ex.model.actions[ex.act[e]].label for e in ex.path_to(hit))
+    return path_labels(ex, hit)
 
 
 #: The most states the explicit search for an antecedent (:func:`searched_path`) may store.
@@ -462,7 +468,7 @@ def searched_path(
     ex = explore(model, mons, limits, stop=hit)
     if ex.hit is None:
         return None
-    return tuple(model.actions[ex.act[e]].label for e in ex.path_to(ex.hit))
+    return path_labels(ex, ex.hit)
 
 
 #: What a trace says when it is a concrete path checked by Z3 step by step.
