@@ -195,13 +195,20 @@ def follow(
     labels: Sequence[str],
     target: Target,
     *,
-    deadline: Deadline,
+    deadline: Deadline | None = None,
+    rlimit: int | None = None,
     loop_start: Callable[[Any, int], int | None] | None = None,
 ) -> BmcOutcome:
     """The path that fires the rule instances named ``labels`` (``Action.label``) in that
     order from an initial state, if the transition formula allows it and its last step
     satisfies ``target``: another engine's trace, checked step by step by Z3 (the actions are
-    fixed, so even a long path is quick). ``clear`` when the formula refuses it."""
+    fixed, so even a long path is quick). ``clear`` when the formula refuses it.
+
+    The work is bounded by ``deadline`` (wall time), by ``rlimit`` (Z3's resource count,
+    which is the same on every machine and under any load, so the answer is deterministic),
+    or by both."""
+    if deadline is None and rlimit is None:
+        raise ValueError("follow needs a deadline or a resource limit")
     index = {a.label: a.index for a in enc.model.actions}
     missing = [name for name in labels if name not in index]
     if missing:
@@ -218,7 +225,10 @@ def follow(
             enc.params_at(i + 1),
         )
     solver.add(target(k))
-    deadline.arm(solver)
+    if deadline is not None:
+        deadline.arm(solver)
+    if rlimit is not None:
+        solver.set("rlimit", rlimit)
     answer = solver.check()
     zm = solver.model() if answer == z3.sat else None
     if answer == z3.unknown:

@@ -41,7 +41,8 @@ are ranked by size, then trace length, then kind, property and cards.
 transition formula and checks that the last state breaks the property, witnesses the state, or
 closes the loop): ``confirmed``, ``path confirmed`` (deadlocks and clashes: the path exists; the
 judgement of its last state is the explicit engine's), ``refuted`` or ``unconfirmed`` (Z3 gave
-no answer in time).
+no answer within :data:`CONFIRM_RLIMIT`, a resource count rather than seconds, so that the
+answer does not depend on the machine, the backend or the load).
 
 **Interaction coverage.** In each explored transition, the cards that *act* are the card whose
 rule fired and every card whose fields, or an object of whose kinds, the transition changed
@@ -92,8 +93,10 @@ DEADLOCK = "deadlock"
 CLASH = "two automatic rules clash"
 SURPRISE = "surprising state"
 
-#: Seconds Z3 may spend confirming one finding.
-CONFIRM_SECONDS = 20.0
+#: The work Z3 may spend confirming one finding, in its resource count (``rlimit``) rather
+#: than seconds, so that a confirmation's answer is the same on every backend, machine and
+#: load. A confirmation of a shipped pool's finding takes about 0.3 M of it (0.03 s).
+CONFIRM_RLIMIT = 60_000_000
 
 
 class HuntError(TurnproofError):
@@ -505,7 +508,7 @@ def _confirm(job: Job, base: Any) -> str:
             enc,
             job.labels,
             target,
-            deadline=bmc.Deadline(CONFIRM_SECONDS),
+            rlimit=CONFIRM_RLIMIT,
             loop_start=loop_start,
         )
     except TurnproofError as exc:

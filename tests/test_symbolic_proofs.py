@@ -227,3 +227,25 @@ def test_terminal_states_are_absorbing_in_both_engines() -> None:
     solver = z3.Solver()
     solver.add(enc.var("turn", 0) == 1, enc.var("step", 0) == 0, enc.transition(0))
     assert solver.check() == z3.unsat
+
+
+def test_following_a_trace_under_a_resource_limit_is_deterministic():
+    """A trace of the explicit engine, followed by Z3 under a resource count instead of a
+    time budget: found with room to spare, and given up on (``unknown``, not ``clear``) when
+    the count is too small; the same answers on every run, whatever the machine's load."""
+    from turnproof.checks.bmc import follow
+    from turnproof.checks.proofs import path_labels
+
+    model = Model(BENCH, SMALL)
+    ex = explicit.explore(model)
+    last = len(ex.nodes) - 1
+    labels = path_labels(ex, last)
+    assert labels, "the last state is not an initial one"
+    enc = Encoding(model)
+    anywhere = lambda k: z3.BoolVal(True)  # noqa: E731
+    for _ in range(2):
+        assert follow(enc, labels, anywhere, rlimit=60_000_000).status == "found"
+        starved = follow(enc, labels, anywhere, rlimit=1)
+        assert starved.status == "unknown" and "resource limit" in starved.reason
+    with pytest.raises(ValueError):
+        follow(enc, labels, anywhere)
