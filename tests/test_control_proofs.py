@@ -85,3 +85,28 @@ def test_the_mutants_are_not_proved(name: str, mutant: str, prop: str) -> None:
         built.model, Query(enc, step_violation_target(enc, p.pred), 1), Deadline(120)
     )
     assert answer.status != "safe", answer.certificate
+
+
+@pytest.mark.slow
+def test_the_controlled_player_stays_active_for_every_value_of_the_open_bounds() -> None:
+    """Spacer proves it for every value of the open bounds (its invariant ties the first
+    priority of a step to the active player, ``turn % players``: the control invariant's
+    finite fields cannot say that of an open ``turns``); the mutant that gives priority to the
+    controller is violated, with a trace in which the controller receives it."""
+    built = _built("ms-01-mindslaver-basic")
+    prop = built.property("controlled-player-stays-active")
+    r = check_property(built.model, prop, timeout_s=600, max_depth=DEFAULT_MAX_DEPTH)
+    assert r.verdict is Verdict.PROVED and r.meets_expectation, r.reason
+    assert set(r.for_all) == set(prop.for_all)
+    assert {"turns", "hand_max", "effects", "actions"} <= set(r.for_all)
+    cert = r.certificate or {}
+    assert cert["method"] == "chc-spacer" and "m.fresh" in cert["invariant"]
+    broken = _built("ms-01-mindslaver-basic", "controller-becomes-active")
+    bad = check_property(
+        broken.model, broken.property(prop.name), timeout_s=120, max_depth=DEFAULT_MAX_DEPTH
+    )
+    assert bad.verdict is Verdict.VIOLATED and bad.trace is not None
+    final = bad.trace.final or {}
+    # the last step gives a step's first priority to the controller, not to the active player
+    assert final["stage"] == "PRIORITY" and final["ctrl_now"] > 0
+    assert final["prio"] == final["ctrl_now"] - 1 != final["turn"] % 2

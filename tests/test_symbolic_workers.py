@@ -145,25 +145,43 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
         assert outcome.reason
 
 
-@pytest.mark.slow
-def test_magic_at_default_bounds_with_both_engines() -> None:
-    sel = runner.select(MAGIC)
-    # As `turnproof check` runs it: the symbolic properties on worker processes.
+#: The default check's three longest symbolic proofs (two termination rankings and the control
+#: invariant, about 6 of its 8 CPU minutes): each has its own slow test (test_ranking,
+#: test_invariants, and end-the-turn in the deep tier's whole default check below).
+LONGEST = ("cleanup-terminates", "end-the-turn-terminates", "eoc-effects-end-with-combat")
+#: The default check's properties that the symbolic engine leaves UNKNOWN at its default
+#: budget (180 s each; the explicit engine's EXHAUSTIVE verdict stands): BMC reaches depth
+#: 19 to 26 and neither Spacer nor the control invariant closes them in time (issue 14).
+UNPROVED = (
+    "attacking-creature-taps",
+    "only-an-untapped-creature-attacks",
+    "attacks-a-planeswalker-only-if-there-is-one",
+    "step-ends-after-all-pass",
+)
+
+
+def _default_check(property_names: tuple[str, ...] = (), may_be_unknown: Any = None) -> None:
+    """The default ``turnproof check`` (both engines, the symbolic properties on worker
+    processes), on every property or on ``property_names``. ``may_be_unknown``: the names whose
+    symbolic verdict may be UNKNOWN (default: any, as a budget can run out on a loaded
+    machine)."""
+    sel = runner.select(MAGIC, property_names=property_names)
     report = runner.run_selection(sel, ("explicit", "symbolic"))
     assert [r for r in report.results if r.engine == "both"] == []  # no disagreement
     explicit_results = [r for r in report.results if r.engine == "explicit"]
     assert [r.name for r in explicit_results if not r.meets_expectation] == []
     assert explicit_results[0].states == 606_502  # pinned: a change in the model must be deliberate
     sym = {r.name: r for r in report.results if r.engine == "symbolic"}
+    assert set(sym) == {p.name for p in sel.properties}
     for name in ("apnap-order", "creature-damage-never-costs-loyalty"):
         # The explicit engine reached the antecedent: no vacuity search, no budget spent on it.
         assert sym[name].verdict is Verdict.PROVED and not sym[name].vacuous
         assert "antecedent" not in sym[name].reason
-        assert sym[name].seconds < 30
     for r in sym.values():
         assert r.verdict is not Verdict.VIOLATED
         if r.verdict is Verdict.UNKNOWN:
             assert r.reason and r.certificate is None
+            assert may_be_unknown is None or r.name in may_be_unknown, r.reason
         if r.verdict is Verdict.PROVED:
             assert r.certificate is not None and r.certificate["checked"]
             # Magic's properties quantify over turns, hand size, effects and actions: a proof
@@ -178,3 +196,14 @@ def test_magic_at_default_bounds_with_both_engines() -> None:
     assert eot.verdict is Verdict.PROVED and eot.for_all["turns"] == ">= 1"
     assert "every turns >= 1" in eot.holds_for and "turns=2" not in eot.holds_for
     assert report.exit_code == 0
+
+
+@pytest.mark.slow
+def test_magic_at_default_bounds_with_both_engines() -> None:
+    skip = {*LONGEST, *UNPROVED}
+    _default_check(tuple(p.name for p in MAGIC.properties if p.name not in skip))
+
+
+@pytest.mark.deep
+def test_the_whole_default_check() -> None:
+    _default_check(may_be_unknown=UNPROVED)
