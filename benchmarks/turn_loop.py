@@ -26,6 +26,7 @@ from turnproof.scenarios.bench import (
     _fmt_rate,
     _row,
     format_bench,
+    path_ratios,
     run_bench,
     run_turnproof,
 )
@@ -100,11 +101,11 @@ def main(argv: list[str] | None = None) -> int:
             slow, fast = entry["turnproof_interpreted"], entry["turnproof"]
             print(f"{name}:")
             print(_row("turnproof interpreted", slow))
-            if slow["ok"] and fast["ok"]:
-                gain = fast["states_per_second"] / slow["states_per_second"]
-                cpu = fast["states_per_cpu_second"] / slow["states_per_cpu_second"]
+            gains = path_ratios(fast, slow)
+            if gains is not None:
                 print(
-                    f"  compiled/interpreted = {gain:.2f} by wall time, {cpu:.2f} by CPU time "
+                    f"  compiled/interpreted = {gains['by_wall_time']:.2f} by wall time, "
+                    f"{gains['by_cpu_time']:.2f} by CPU time "
                     f"({_fmt_rate(fast['states_per_second'])} against "
                     f"{_fmt_rate(slow['states_per_second'])} states/s)"
                 )
