@@ -29,14 +29,8 @@ from turnproof.scenarios.bench import (
     path_ratios,
     run_bench,
     run_turnproof,
+    split_names,
 )
-
-
-def _names(text: str) -> list[str]:
-    """A comma-separated list; empty or ``none`` gives no names."""
-    if text.strip().lower() in ("", "none"):
-        return []
-    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = run_bench(
-            _names(args.configs),
+            split_names(args.configs),
             args.repeats,
-            _names(args.peers),
+            split_names(args.peers),
             args.gen,
             timeout=args.timeout,
             progress=None if args.quiet else progress,

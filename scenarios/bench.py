@@ -104,6 +104,14 @@ Progress = Callable[[str], None]
 # -- configurations and the generator ----------------------------------------------------------
 
 
+def split_names(text: str) -> list[str]:
+    """A comma-separated list of names, as the command lines take them; empty or ``none``
+    gives no names."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def config_bounds(config_name: str) -> dict[str, int]:
     """The bounds of a benchmark configuration (``base``, ``mid``, ``L``, ``XL``)."""
     if config_name not in CONFIGS:
