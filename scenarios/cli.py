@@ -1639,9 +1639,10 @@ def bench_command(
     CI within 12 minutes is measured by .ci/run, not here.
 
     Each explicit run explores in a fresh interpreter; the state counts are compared with the
-    reference counts. A full run takes about a quarter of an hour on 2 cores, most of it the
-    symbolic check; --xl adds XL. Progress goes to stderr. An unmet target is reported, and
-    is no failure.
+    reference counts. The explicit targets take about 4 minutes on 2 cores; the symbolic one
+    runs the default check twice (measured: 32 minutes for the whole run at load 4, 28 of them
+    the two checks); --xl adds about 10 times L's time. Progress goes to stderr. An unmet
+    target is reported, and is no failure.
 
     Exit codes: 0 measured, every count and verdict as it should be; 1 a state count
     disagrees, a measurement failed, or a symbolic verdict is not as it should be; 2 bad
