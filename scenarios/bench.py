@@ -32,7 +32,7 @@ the count between states for every tool, so the three can be compared directly.
 
 The default Magic model (what ``turnproof check`` checks) can be explored the same way, by the
 name :data:`MAGIC` instead of a configuration: ``run_turnproof(MAGIC, compiled=False)`` times its
-interpreted path. :mod:`turnproof.scenarios.targets` reads issue 14's targets off these figures.
+interpreted path. :mod:`turnproof.scenarios.targets` reads the performance targets off these figures.
 
 Library code: nothing here prints. ``benchmarks/turn_loop.py`` and ``turnproof bench`` are the
 command-line front ends.
@@ -427,8 +427,8 @@ def run_turnproof(
     result["path"] = "compiled" if compiled else "interpreted"
     result["rss_before_search_mib"] = max(r["rss_before_search_kib"] for r in runs) / _MIB
     # Bytes a state (the largest run each): the whole process at its peak (interpreter and
-    # imports included); the peak less the resident set before the search (what issue 14's
-    # memory figure counts); and what the search left resident, the state graph included.
+    # imports included); the peak less the resident set before the search (what the memory
+    # target counts); and what the search left resident, the state graph included.
     states = max(first["states"], 1)
     result["peak_bytes_per_state"] = max(peak) * 1024 / states
     above = max(p - r["resident_before_search_kib"] for p, r in zip(peak, runs, strict=True))

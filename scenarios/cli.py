@@ -1623,7 +1623,7 @@ def bench_command(
     as_json: bool,
     quiet: bool,
 ) -> int:
-    """Measure issue 14's performance targets and print each beside its figure before the
+    """Measure the performance targets and print each beside its figure before the
     work: a table (target, today, now, met?), then how each was measured.
 
     \b

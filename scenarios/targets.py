@@ -1,4 +1,4 @@
-"""Issue 14's performance targets, measured in one run, each beside its figure before the work.
+"""The performance targets, measured in one run, each beside its figure before the work.
 
 Every target, what it is read off, and how "met" is judged:
 
@@ -67,7 +67,7 @@ from turnproof.scenarios.bench import (
 TARGETS = ("speed", "magic", "memory", "cores", "xl", "symbolic")
 
 #: Where every figure of today comes from.
-SOURCE = "issue 14, measured on main before the work"
+SOURCE = "measured on the main line before the performance work"
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ BASELINES: dict[str, Baseline] = {
             "met when XL is explored to the reference count (one run)",
             "no figure given",
             (),
-            "issue 14 gives none; the goal: XL completes, or spills to disk with bounded memory",
+            "no figure was measured before; the goal: XL completes, or spills to disk with bounded memory",
         ),
         Baseline(
             "symbolic-cold",
@@ -743,7 +743,7 @@ def format_targets(result: Mapping[str, Any]) -> str:
     if m.get("load_at_start") is not None and m.get("load_at_end") is not None:
         load = f", load {m['load_at_start']:.2f} at start and {m['load_at_end']:.2f} at end"
     lines = [
-        f"turnproof bench: issue 14's targets; medians of {result['repeats']} repeat(s) for the "
+        f"turnproof bench: the performance targets; medians of {result['repeats']} repeat(s) for the "
         f"explicit figures; Python {m['python']}, {m['cpus']} CPUs{load}",
         "",
         *_table(result["rows"]),

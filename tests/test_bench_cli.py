@@ -1,4 +1,4 @@
-"""``turnproof bench``: issue 14's targets measured in one run, each beside today's figure.
+"""``turnproof bench``: the performance targets measured in one run, each beside today's figure.
 
 Every run here is real and small: the explicit targets on small configurations (their rows then
 say so and are not judged), the symbolic target on the bench rule set's one property. Nothing
