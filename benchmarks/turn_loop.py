@@ -26,16 +26,11 @@ from turnproof.scenarios.bench import (
     _fmt_rate,
     _row,
     format_bench,
+    path_ratios,
     run_bench,
     run_turnproof,
+    split_names,
 )
-
-
-def _names(text: str) -> list[str]:
-    """A comma-separated list; empty or ``none`` gives no names."""
-    if text.strip().lower() in ("", "none"):
-        return []
-    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,9 +73,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = run_bench(
-            _names(args.configs),
+            split_names(args.configs),
             args.repeats,
-            _names(args.peers),
+            split_names(args.peers),
             args.gen,
             timeout=args.timeout,
             progress=None if args.quiet else progress,
@@ -100,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
             slow, fast = entry["turnproof_interpreted"], entry["turnproof"]
             print(f"{name}:")
             print(_row("turnproof interpreted", slow))
-            if slow["ok"] and fast["ok"]:
-                gain = fast["states_per_second"] / slow["states_per_second"]
-                cpu = fast["states_per_cpu_second"] / slow["states_per_cpu_second"]
+            gains = path_ratios(fast, slow)
+            if gains is not None:
                 print(
-                    f"  compiled/interpreted = {gain:.2f} by wall time, {cpu:.2f} by CPU time "
+                    f"  compiled/interpreted = {gains['by_wall_time']:.2f} by wall time, "
+                    f"{gains['by_cpu_time']:.2f} by CPU time "
                     f"({_fmt_rate(fast['states_per_second'])} against "
                     f"{_fmt_rate(slow['states_per_second'])} states/s)"
                 )

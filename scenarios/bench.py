@@ -30,7 +30,12 @@ Counting conventions: turnproof and Rumur count transitions between states; SPIN
 the storing of the initial state (``transitions (= stored+matched)``). ``edges`` in the results is
 the count between states for every tool, so the three can be compared directly.
 
-Library code: nothing here prints. ``benchmarks/turn_loop.py`` is the command-line front end.
+The default Magic model (what ``turnproof check`` checks) can be explored the same way, by the
+name :data:`MAGIC` instead of a configuration: ``run_turnproof(MAGIC, compiled=False)`` times its
+interpreted path. :mod:`turnproof.scenarios.targets` reads the performance targets off these figures.
+
+Library code: nothing here prints. ``benchmarks/turn_loop.py`` and ``turnproof bench`` are the
+command-line front ends.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +66,14 @@ from turnproof.model.rules import Model
 
 #: TLC with one worker explores this model at about SPIN's rate divided by this (bench README).
 TLC_PARITY_DIVISOR = 64
+
+#: The default Magic model, as ``turnproof check`` checks it, by the name this module measures it
+#: under (beside the benchmark's configurations).
+MAGIC = "magic"
+
+#: Its distinct states and transitions (explored without monitors); pinned in the tests too
+#: (``tests/test_symbolic_workers.py``): a change in the model must be deliberate.
+MAGIC_COUNTS = (606_502, 687_501)
 
 #: The peer model checkers this module can run, by the names the command line uses.
 PEERS = ("spin", "rumur")
@@ -91,6 +104,14 @@ Progress = Callable[[str], None]
 # -- configurations and the generator ----------------------------------------------------------
 
 
+def split_names(text: str) -> list[str]:
+    """A comma-separated list of names, as the command lines take them; empty or ``none``
+    gives no names."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def config_bounds(config_name: str) -> dict[str, int]:
     """The bounds of a benchmark configuration (``base``, ``mid``, ``L``, ``XL``)."""
     if config_name not in CONFIGS:
@@ -99,10 +120,30 @@ def config_bounds(config_name: str) -> dict[str, int]:
 
 
 def reference_counts(config_name: str) -> tuple[int, int]:
-    """The README's distinct states and edges between states (SPIN's transitions minus one)."""
+    """The README's distinct states and edges between states (SPIN's transitions minus one);
+    for :data:`MAGIC`, :data:`MAGIC_COUNTS`."""
+    if config_name == MAGIC:
+        return MAGIC_COUNTS
     config_bounds(config_name)
     _, states, spin_transitions = CONFIGS[config_name]
     return states, spin_transitions - 1
+
+
+def model_for(name: str) -> Model:
+    """The model measured under ``name``: ``BENCH`` with a configuration's bounds, or the default
+    Magic model (:data:`MAGIC`: the rule set, bounds and start ``turnproof check`` uses)."""
+    if name == MAGIC:
+        # Imported here: the benchmark's children need none of the rule sets' machinery.
+        from turnproof.checks.runner import select
+        from turnproof.model.registry import builtin_rulesets
+
+        return select(builtin_rulesets()[MAGIC]).model
+    return Model(BENCH, config_bounds(name))
+
+
+def _check_name(name: str) -> None:
+    if name != MAGIC and name not in CONFIGS:
+        raise UnknownNameError("benchmark model", name, [*CONFIGS, MAGIC])
 
 
 def find_generator(gen_path: str | Path | None = None) -> tuple[Path, str]:
@@ -154,10 +195,13 @@ def gnu_time() -> str | None:
 
 
 def run_measured(
-    cmd: Sequence[str], cwd: str | Path | None = None, timeout: float | None = None
+    cmd: Sequence[str],
+    cwd: str | Path | None = None,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Measured:
-    """Run ``cmd`` and measure that process alone: wall time from start to exit, and its peak
-    resident set.
+    """Run ``cmd`` (in the environment ``env``, by default this process's) and measure that
+    process alone: wall time from start to exit, and its peak resident set.
 
     The peak comes from GNU ``/usr/bin/time`` when present. Reading ``ru_maxrss`` from
     ``os.wait4`` directly would be wrong for small processes: a child started from this (large)
@@ -177,7 +221,13 @@ def run_measured(
         argv = [timer_cmd, "-f", "%M", "-o", rss.name, *cmd] if timer_cmd else list(cmd)
         start = time.perf_counter()
         proc = subprocess.Popen(
-            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True
+            argv,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
         )
         lock = threading.Lock()
         reaped = False
@@ -286,13 +336,14 @@ def _summary(
 
 
 def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
-    """Explore ``BENCH`` with a configuration's bounds in this process, and time ``explore()``
-    (on the compiled path, or the interpreted one: ``explore(compiled=...)``).
+    """Explore ``BENCH`` with a configuration's bounds (or the default Magic model,
+    :data:`MAGIC`) in this process, and time ``explore()`` (on the compiled path, or the
+    interpreted one: ``explore(compiled=...)``).
 
     This is what each repeat of :func:`run_turnproof` runs in its fresh interpreter; tests call
     it directly for the counts.
     """
-    model = Model(BENCH, config_bounds(config_name))
+    model = model_for(config_name)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     resident_before = resident_kib()
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -329,18 +380,20 @@ def run_turnproof(
     progress: Progress | None = None,
     compiled: bool = True,
 ) -> dict[str, Any]:
-    """Explore the benchmark model ``repeats`` times, each in a fresh interpreter, and summarise:
-    states, transitions, seconds per repeat, medians, states/s, peak resident set (MiB) and
-    whether the counts equal the reference. ``compiled=False``: the interpreted path."""
+    """Explore the benchmark model (or the default Magic model, :data:`MAGIC`) ``repeats`` times,
+    each in a fresh interpreter, and summarise: states, transitions, seconds per repeat,
+    medians, states/s, peak resident set (MiB) and whether the counts equal the reference.
+    ``compiled=False``: the interpreted path."""
     path = [] if compiled else ["interpreted"]
-    config_bounds(config_name)
+    _check_name(config_name)
     _check_repeats(repeats)
+    what = config_name if compiled else f"{config_name} (interpreted)"
     runs: list[dict[str, Any]] = []
     peak: list[int] = []
     wall: list[float] = []
     for k in range(repeats):
         if progress is not None:
-            progress(f"turnproof {config_name}: repeat {k + 1}/{repeats}")
+            progress(f"turnproof {what}: repeat {k + 1}/{repeats}")
         m = run_measured([sys.executable, "-c", _CHILD, config_name, *path], timeout=timeout)
         if m.returncode != 0:
             return _failed("turnproof", config_name, _failure(m, "the exploring child", timeout))
@@ -371,11 +424,15 @@ def run_turnproof(
         "(start-up, imports and model set-up excluded)",
     )
     result["process_wall_seconds"] = wall
+    result["path"] = "compiled" if compiled else "interpreted"
     result["rss_before_search_mib"] = max(r["rss_before_search_kib"] for r in runs) / _MIB
-    # Bytes a state: the whole process at its peak (interpreter and imports included), and
-    # what the search added to the resident set, the state graph included (the largest run).
+    # Bytes a state (the largest run each): the whole process at its peak (interpreter and
+    # imports included); the peak less the resident set before the search (what the memory
+    # target counts); and what the search left resident, the state graph included.
     states = max(first["states"], 1)
     result["peak_bytes_per_state"] = max(peak) * 1024 / states
+    above = max(p - r["resident_before_search_kib"] for p, r in zip(peak, runs, strict=True))
+    result["peak_less_before_bytes_per_state"] = max(above, 0) * 1024 / states
     grown = max(r["resident_after_search_kib"] - r["resident_before_search_kib"] for r in runs)
     result["search_bytes_per_state"] = grown * 1024 / states
     return result
@@ -679,6 +736,7 @@ def run_bench(
     gen_path: str | Path | None = None,
     timeout: float | None = None,
     progress: Progress | None = None,
+    peers_on: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run turnproof and the chosen peers on each configuration, one after the other (never in
     parallel: they would compete for the same cores), and compare them.
@@ -686,11 +744,14 @@ def run_bench(
     Returns ``{"configs": [...], "repeats": n, "peers": [...], "machine": {...}, "tlc": {...},
     "results": {config: {"bounds", "turnproof", "spin", "rumur", "comparison"}},
     "counts_agree": bool}``; a peer that was not asked for is absent from its config's entry.
-    Unknown config or peer names and a bad ``repeats`` raise before anything runs. ``timeout``
-    (seconds) stops any single measured run that takes longer; that run is reported as failed.
+    ``peers_on`` names the configurations the peers run on (default: every one); on the others
+    turnproof runs alone. Unknown config or peer names and a bad ``repeats`` raise before
+    anything runs. ``timeout`` (seconds) stops any single measured run that takes longer; that
+    run is reported as failed.
     """
     configs, peers = list(configs), list(peers)
-    for c in configs:
+    with_peers = set(configs if peers_on is None else peers_on)
+    for c in [*configs, *with_peers]:
         config_bounds(c)
     for p in peers:
         if p not in PEER_SPECS:
@@ -715,7 +776,7 @@ def run_bench(
         entry: dict[str, Any] = {"bounds": config_bounds(c)}
         entry["turnproof"] = run_turnproof(c, repeats, timeout, progress)
         ran: dict[str, dict[str, Any]] = {}
-        for p in peers:
+        for p in peers if c in with_peers else []:
             ran[p] = run_peer(PEER_SPECS[p], c, repeats, gen_path, timeout, progress)
             entry[p] = ran[p]
         entry["comparison"] = compare(entry["turnproof"], ran)
@@ -815,7 +876,9 @@ def _config_lines(name: str, entry: dict[str, Any]) -> list[str]:
         lines.append(
             f"  turnproof memory: {tp['search_bytes_per_state']:.0f} B/state resident for the "
             f"search, graph included (resident set after explore() less before); "
-            f"{tp['peak_bytes_per_state']:.0f} B/state at the process's peak"
+            f"{tp['peak_less_before_bytes_per_state']:.0f} B/state at the peak less the "
+            f"resident set before explore(); {tp['peak_bytes_per_state']:.0f} B/state at the "
+            "process's peak"
         )
     cmp = entry["comparison"]
     if "spin" in entry:
@@ -832,6 +895,23 @@ def _config_lines(name: str, entry: dict[str, Any]) -> list[str]:
     if spin and spin["ok"] and spin.get("depth_limit_hit"):
         lines.append("  SPIN hit its depth limit (-m10000): its search is incomplete")
     return lines
+
+
+def format_config(name: str, entry: dict[str, Any]) -> str:
+    """One configuration's part of :func:`format_bench`: its rows, memory, ratios and counts."""
+    return "\n".join(_config_lines(name, entry)) + "\n"
+
+
+def path_ratios(compiled: dict[str, Any], interpreted: dict[str, Any]) -> dict[str, float] | None:
+    """How many times faster the compiled path explored than the interpreted one, by wall time
+    and by CPU time (both summaries of :func:`run_turnproof` on the same model, in the same
+    run); ``None`` when either did not finish."""
+    if not (compiled["ok"] and interpreted["ok"]):
+        return None
+    return {
+        "by_wall_time": compiled["states_per_second"] / interpreted["states_per_second"],
+        "by_cpu_time": compiled["states_per_cpu_second"] / interpreted["states_per_cpu_second"],
+    }
 
 
 def format_bench(result: dict[str, Any]) -> str:

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_peers import missing_for, runnable_peers
 from turnproof.model.errors import TurnproofError, UnknownNameError
 from turnproof.scenarios import bench
 from turnproof.scenarios.bench import (
     GEN_ENV,
-    PEER_SPECS,
     TLC_PARITY_DIVISOR,
     explore_config,
     find_generator,
@@ -28,21 +28,6 @@ from turnproof.scenarios.bench import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def missing_for(peer: str) -> str | None:
-    """Why ``peer`` cannot run here, or ``None`` when it can."""
-    absent = [exe for exe in PEER_SPECS[peer].needs if shutil.which(exe) is None]
-    if absent:
-        return f"{', '.join(absent)} not installed"
-    gen, source = find_generator()
-    if not gen.is_file():
-        return f"gen_peers.py not found at {gen} ({source}); set {GEN_ENV}"
-    return None
-
-
-def runnable_peers() -> list[str]:
-    return [p for p in PEER_SPECS if missing_for(p) is None]
 
 
 @pytest.fixture(scope="module")
