@@ -41,6 +41,7 @@ from typing import Any
 from turnproof.model.errors import TurnproofError, UnknownNameError
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import RuleSet
+from turnproof.reports.text import TextTable
 from turnproof.scenarios.bench import (
     _HEADER,
     MAGIC,
@@ -674,15 +675,9 @@ def _met_text(row: Mapping[str, Any]) -> str:
 
 
 def _table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    cells = [("target", "today", "now", "met?")]
-    cells += [(r["title"], r["today"], r["now"], _met_text(r)) for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(3)]
-    lines = []
-    for n, (a, b, c, d) in enumerate(cells):
-        lines.append(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}".rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in (*widths, 4)))
-    return lines
+    headers = ("target", "today", "now", "met?")
+    cells = tuple((r["title"], r["today"], r["now"], _met_text(r)) for r in rows)
+    return TextTable(headers, cells).plain().splitlines()
 
 
 def _magic_lines(magic: Mapping[str, Any]) -> list[str]:
