@@ -229,6 +229,12 @@ class Codec:
                 self.groups.append([f])
                 group_size = size
         self.codes = [self._group_codes([fields[f] for f in g]) for g in self.groups]
+        self._field_leaves = [last - first for _, first, last in fields]
+        self._n_state = n_state
+        self._state_cls = schema.state_cls
+        self._monitor_cls = monitor_cls
+        self._fast: Any = False  # the group decoder, built on first use
+        self._group_place: list[tuple[int, int, int]] = []
         self._group_word = [field_word[g[0]] for g in self.groups]
         self.source = self._generate(n_state, len(fields))
         # one code to its node, straight-line: each leaf's digit from its word, then the node
@@ -297,11 +303,15 @@ class Codec:
             "            add_succ((t, mv))" if n_mon else "            add_succ(t)",
             "        add_count(len(succ) - before)",
         ]
+        # the same loop for a worker process (``checks/parallel.py``), which hands back codes
+        # only: no list of successor states, each node's count read off the actions
+        lines += ["", *_codes_only(lines[lines.index("") + 1 :], n_mon)]
         source = "\n".join(lines) + "\n"
         namespace: dict[str, Any] = {f"_m{j}": m for j, m in enumerate(self.codes)}
         exec(compile(source, "<turnproof state encoder>", "exec"), namespace)  # noqa: S102
         self.encode = namespace["encode"]
         self.expand_batch = namespace["expand_batch"]
+        self.expand_codes = namespace["expand_codes"]
         return source
 
     @property
@@ -326,16 +336,105 @@ class Codec:
     def decode_many(self, codes: U64) -> list[Any]:
         """The nodes of a block of codes. The cyclic garbage collector is paused meanwhile:
         nodes are tuples of numbers, which form no cycles, yet building thousands of them
-        would start collections that walk every object the process holds."""
-        build = self.build
-        rows = self.digits(codes).tolist()
+        would start collections that walk every object the process holds.
+
+        Each group of fields is read off its word as one number, which indexes a table of the
+        group's values (:meth:`_group_tables`), so a node costs a few look-ups; a codec with
+        a group too large for a table decodes leaf by leaf."""
         paused = gc.isenabled()
         gc.disable()
         try:
-            return [build(*row) for row in rows]
+            fast = self._by_groups()
+            if fast is not None:
+                return list(fast(*self._group_digits(codes)))
+            build = self.build
+            return [build(*row) for row in self.digits(codes).tolist()]
         finally:
             if paused:
                 gc.enable()
+
+    def _group_digits(self, codes: U64) -> list[list[int]]:
+        """Each group's number in each code (``(m, words)``), as lists."""
+        out = []
+        for w, place, size in self._group_place:
+            column = codes[:, w]
+            if place > 1:
+                column = column // np.uint64(place)
+            if size < WORD:
+                column = column % np.uint64(size)
+            out.append(column.tolist())
+        return out
+
+    def _by_groups(self) -> Any:
+        """The table-driven decoder of :meth:`decode_many` (built on first use), or ``None``
+        when a group has more than :data:`SCALAR_TABLE` values."""
+        if self._fast is False:
+            self._fast = self._group_tables()
+        return self._fast
+
+    def _group_tables(self) -> Any:
+        first_leaf = [0]
+        for g in self.groups:
+            first_leaf.append(first_leaf[-1] + sum(self._field_leaves[f] for f in g))
+        sizes = []
+        for j in range(len(self.groups)):
+            size = 1
+            for k in range(first_leaf[j], first_leaf[j + 1]):
+                size *= self.radix[k]
+            if size > SCALAR_TABLE:
+                return None
+            sizes.append(size)
+        self._group_place = [
+            (self.word_of[first_leaf[j]], self.weight[first_leaf[j]], sizes[j])
+            for j in range(len(self.groups))
+        ]
+        n_state = self._n_state
+        base = list(self.lo_of)
+        namespace: dict[str, Any] = {"_new": tuple.__new__, "_S": self._state_cls}
+        state_parts: list[str] = []
+        mon_parts: list[str] = []
+        for j, group in enumerate(self.groups):
+            lo_leaf, hi_leaf = first_leaf[j], first_leaf[j + 1]
+            values = []
+            for v in range(sizes[j]):
+                row = list(base)
+                rest = v
+                for k in range(lo_leaf, hi_leaf):
+                    row[k] = rest % self.radix[k] + self.lo_of[k]
+                    rest //= self.radix[k]
+                node = self.build(*row)
+                state, mons = (node[0], node[1]) if self.monitors else (node, ())
+                got = [state[f] if f < n_state else mons[f - n_state] for f in group]
+                values.append(got[0] if len(group) == 1 else tuple(got))
+            namespace[f"_g{j}"] = tuple(values)
+            part = f"_g{j}[d{j}]" if len(group) == 1 else f"*_g{j}[d{j}]"
+            (state_parts if group[0] < n_state else mon_parts).append(part)
+        node = f"_new(_S, ({', '.join(state_parts)},))"
+        if self.monitors:
+            namespace["_M"] = self._monitor_cls
+            node = f"({node}, _new(_M, ({', '.join(mon_parts)},)))"
+        ds = ", ".join(f"d{j}" for j in range(len(self.groups)))
+        source = (
+            f"def decode_groups({ds}):\n"
+            f"    return [{node} for {ds}{',' if len(self.groups) == 1 else ''} in zip({ds})]\n"
+        )
+        exec(compile(source, "<turnproof state group decoder>", "exec"), namespace)  # noqa: S102
+        return namespace["decode_groups"]
+
+
+def _codes_only(batch_lines: list[str], n_mon: int) -> list[str]:
+    """``expand_codes``: the lines of ``expand_batch`` without the successors' list. It takes
+    the same arguments (``succ`` is unused), so that a worker calls it as the engine calls
+    ``expand_batch``; a node's successors are counted by the actions appended."""
+    out = []
+    for line in batch_lines:
+        if line.startswith("def expand_batch("):
+            line = line.replace("def expand_batch(", "def expand_codes(")
+        elif "add_succ(" in line:
+            continue
+        line = line.replace("add_succ, add_act", "add_act").replace("succ.append, acts", "acts")
+        out.append(line.replace("len(succ)", "len(acts)"))
+    return out
 
 
 class CodeTable:

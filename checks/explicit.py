@@ -33,6 +33,7 @@ import networkx as nx
 import numpy as np
 from turnproof.checks.compiled import Compiled, EveryKey, compile_model
 from turnproof.checks.encoding import Codec, CodeTable, NotEncodable, OutOfDomain
+from turnproof.checks.parallel import Unit, WorkerPool
 from turnproof.checks.results import (
     Finding,
     LoopExit,
@@ -57,6 +58,14 @@ PROGRESS_EVERY = 4096
 #: The most states an exploration keeps as tuples before it starts again compactly (see
 #: :func:`explore`): about 400 MB of tuples for the default Magic model's width.
 AUTO_COMPACT_STATES = 1_000_000
+
+#: With more than one worker (see :func:`explore`), the states found before worker processes
+#: take over the expanding: a smaller search starts no process at all.
+PARALLEL_FROM = 65_536
+
+#: The most nodes a worker expands at a time: a quarter of a batch, so that the nodes found
+#: in one batch are sent on while the workers still expand the batch before.
+UNIT = 1024
 
 
 @dataclass
@@ -91,6 +100,10 @@ class Exploration:
     fallbacks: dict[int, str] = field(default_factory=dict)
     #: With a ``stop`` predicate (see :func:`explore`): the first node that satisfied it.
     hit: int | None = None
+    #: Worker processes that expanded nodes (0: all in this process; see :func:`explore`).
+    worker_processes: int = 0
+    #: Why the search ran in this process though more workers were asked for, or ``""``.
+    sequential_because: str = ""
     _out: list[list[int]] | None = None
 
     @property
@@ -261,6 +274,8 @@ def explore(
     compiled: bool = True,
     compact: bool | None = None,
     stop: Callable[[Any], bool] | None = None,
+    workers: int = 1,
+    parallel_from: int = PARALLEL_FROM,
 ) -> Exploration:
     """Breadth-first search of every state reachable from the model's initial states.
 
@@ -285,36 +300,84 @@ def explore(
     search with ``stop`` (which ends early, and reads the nodes it stores), are explored the
     tuple way.
 
+    ``workers`` above 1 lets that many worker processes expand the nodes of a compact search
+    once it knows ``parallel_from`` states (:mod:`turnproof.checks.parallel`); this process
+    still numbers every state, in the same order, so the states, ids, edges, parents, cuts,
+    traces, limits and errors are those of ``workers=1``. With ``compact=None`` the tuple way
+    then goes only up to ``parallel_from`` states before the compact search starts again. The
+    tuple way stays in this process: ``Exploration.sequential_because`` says why, and
+    ``Exploration.worker_processes`` how many workers took part.
+
     The cyclic garbage collector is paused meanwhile: states are tuples of numbers, which form
     no cycles, yet each collection would walk every state stored so far (a third of the time on
     the default Magic model)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
     paused = gc.isenabled()
     gc.disable()
     try:
-        if stop is not None or compact is False:
-            return _explore(model, monitors, limits, progress, compiled, stop)
-        limits = limits or Limits()
-        if compact is None:
-            cap = limits.max_states
-            if cap is not None and cap <= AUTO_COMPACT_STATES:
-                return _explore(model, monitors, limits, progress, compiled)
-            first = _explore(
-                model, monitors, replace(limits, max_states=AUTO_COMPACT_STATES), progress, compiled
+        ex = _explore_any(model, monitors, limits, progress, compiled, compact, stop, workers,
+                          parallel_from)  # fmt: skip
+        if workers == 1:
+            ex.sequential_because = ""
+        elif not ex.worker_processes and not ex.sequential_because:
+            ex.sequential_because = (
+                f"fewer than {parallel_from:,} states: too few to share out"
+                if ex.complete or ex.states < parallel_from
+                else "it stopped before workers could take over"
             )
-            if first.complete or not first.stop_reason.startswith("state limit"):
-                return first  # done, or stopped by the time limit
-            spent = first.seconds
-            del first
-            if limits.max_seconds is not None:
-                limits = replace(limits, max_seconds=max(limits.max_seconds - spent, 0.0))
-        try:
-            codec = codec_for(model, tuple(monitors))
-        except NotEncodable:
-            return _explore(model, monitors, limits, progress, compiled)
-        return _explore_codes(model, monitors, limits, progress, compiled, codec)
+        return ex
     finally:
         if paused:
             gc.enable()
+
+
+def _explore_any(
+    model: Model,
+    monitors: Sequence[Any],
+    limits: Limits | None,
+    progress: Progress | None,
+    compiled: bool,
+    compact: bool | None,
+    stop: Callable[[Any], bool] | None,
+    workers: int,
+    parallel_from: int,
+) -> Exploration:
+    """:func:`explore`, the garbage collector paused: which path, and in how many processes."""
+    why = ""
+    if stop is not None or compact is False:
+        ex = _explore(model, monitors, limits, progress, compiled, stop)
+        ex.sequential_because = (
+            "a search with stop runs in one process"
+            if stop is not None
+            else "the tuple way (compact=False) runs in one process"
+        )
+        return ex
+    limits = limits or Limits()
+    tuples_up_to = AUTO_COMPACT_STATES if workers == 1 else min(parallel_from, AUTO_COMPACT_STATES)
+    if compact is None:
+        cap = limits.max_states
+        if cap is not None and cap <= tuples_up_to:
+            return _explore(model, monitors, limits, progress, compiled)
+        first = _explore(
+            model, monitors, replace(limits, max_states=tuples_up_to), progress, compiled
+        )
+        if first.complete or not first.stop_reason.startswith("state limit"):
+            return first  # done, or stopped by the time limit
+        spent = first.seconds
+        del first
+        if limits.max_seconds is not None:
+            limits = replace(limits, max_seconds=max(limits.max_seconds - spent, 0.0))
+    try:
+        codec = codec_for(model, tuple(monitors))
+    except NotEncodable as exc:
+        why = f"the schema has no compact code ({exc}), and the tuple way runs in one process"
+        ex = _explore(model, monitors, limits, progress, compiled)
+        ex.sequential_because = why if workers > 1 else ""
+        return ex
+    return _explore_codes(
+        model, monitors, limits, progress, compiled, codec, workers, parallel_from
+    )
 
 
 def _expanders(
@@ -520,6 +583,8 @@ def _explore_codes(
     progress: Progress | None,
     compiled: bool,
     codec: Codec,
+    workers: int = 1,
+    parallel_from: int = PARALLEL_FROM,
 ) -> Exploration:
     """:func:`_explore` on codes: nodes are expanded a batch at a time (at most
     ``PROGRESS_EVERY`` of them, never across a multiple of it, so progress and the time limit
@@ -527,7 +592,12 @@ def _explore_codes(
     against the domains) as it comes, and the batch's codes are looked up all at once. Only the
     nodes still to expand are kept as tuples. New states get ids
     in the order of their first appearance among the batch's successors, which is the order
-    in which the tuple path discovers them: the same ids, edges, parents and cuts."""
+    in which the tuple path discovers them: the same ids, edges, parents and cuts.
+
+    With ``workers`` above 1, once ``parallel_from`` states are known (at a batch boundary),
+    worker processes expand the nodes (:mod:`turnproof.checks.parallel`) and this process
+    commits their answers batch by batch, the batches cut as here: the same ids, edges,
+    parents, cuts, progress points, limits and errors."""
     limits = limits or Limits()
     x = ConcreteOps()
     b = model.bounds
@@ -541,9 +611,7 @@ def _explore_codes(
     def monitor(s: State, t: State, ai: int, m: Any) -> Any:
         return mcls(*(mon.update(s, t, rules[ai], m, x, b) for mon in mons))  # type: ignore[misc]
 
-    src, dst, act, parent = array("i"), array("i"), array("i"), array("i")
-    cuts: Counter[str] = Counter()
-    cut_nodes: set[int] = set()
+    graph = _Graph(table, limits.max_states)
     todo: deque[Any] = deque()  # the nodes found and not yet expanded, in id order
 
     for node in _initial_nodes(model, mons, x):
@@ -551,16 +619,24 @@ def _explore_codes(
         if table.lookup(code)[0] < 0:
             table.add(code)
             todo.append(node)
-            parent.append(-1)
+            graph.parent.append(-1)
     n_initial = len(table)
 
-    max_states = limits.max_states
-    state_cap = max_states if max_states is not None else 2**62
+    def undecodable(node: Any, i: int) -> ModelError:
+        g = graph
+        return _undecodable(
+            model, codec, expanders, field_index, monitor, node, g.parent, g.src, g.act, i
+        )
+
+    pool_size = 0
     complete, reason = True, ""
     i = 0
     while i < len(table):
         if i % PROGRESS_EVERY == 0:
-            reason = _checkpoint(i, len(table), len(src), progress, start, limits)
+            if workers > 1 and len(table) >= parallel_from:
+                pool_size = workers
+                break
+            reason = _checkpoint(i, len(table), len(graph.src), progress, start, limits)
             if reason:
                 complete = False
                 break
@@ -585,24 +661,71 @@ def _explore_codes(
                 *(w.append for w in words),
             )
         except (OutOfDomain, TypeError, ValueError, IndexError):
-            q = len(counts)  # the node whose successor would not encode
-            raise _undecodable(
-                model, codec, expanders, field_index, monitor, batch[q], parent, src, act, i + q
-            ) from None
-        m_succ = len(succ)
+            raise undecodable(batch[len(counts)], i + len(counts)) from None
+        codes = np.stack([np.frombuffer(w, dtype=np.uint64) for w in words], axis=1)
+        k, new_pos = graph.commit(i, k, codes, acts, counts, cut_log)
+        todo.extend(succ[p] for p in new_pos.tolist())
+        i += k
+        if graph.reason:
+            complete, reason = False, graph.reason
+            break
+    if pool_size:
+        del todo  # the workers decode the nodes they expand from their codes
+        i, complete, reason = _explore_in_workers(
+            pool_size, graph, i, codec, expanders, field_index, monitor, undecodable,
+            progress, start, limits,
+        )  # fmt: skip
+    if progress is not None:
+        progress(i, len(table), len(graph.src))
+    nodes = EncodedNodes(codec, table)
+    g = graph
+    return Exploration(
+        model, mons, nodes, g.src, g.dst, g.act, g.parent, n_initial, i,
+        complete and i >= len(nodes), reason, time.perf_counter() - start, g.cuts, g.cut_nodes,
+        "compiled" if compiled else "interpreted", fallbacks, worker_processes=pool_size,
+    )  # fmt: skip
+
+
+class _Graph:
+    """The state graph a compact search builds: the table of codes, the edge arrays, the cuts,
+    and why it stopped at the state limit (``reason``, empty until then)."""
+
+    def __init__(self, table: CodeTable, max_states: int | None) -> None:
+        self.table = table
+        self.max_states = max_states
+        self.state_cap = max_states if max_states is not None else 2**62
+        self.src, self.dst, self.act, self.parent = array("i"), array("i"), array("i"), array("i")
+        self.cuts: Counter[str] = Counter()
+        self.cut_nodes: set[int] = set()
+        self.reason = ""
+
+    def commit(
+        self,
+        i: int,
+        k: int,
+        codes: np.ndarray,
+        acts: array,
+        counts: array,
+        cut_log: list[tuple[int, int, str]],
+    ) -> tuple[int, np.ndarray]:
+        """Commit the successors of the batch of nodes ``i..i+k-1`` (their codes, rule
+        instances, counts per node and cuts, as ``expand_batch`` gives them): number the new
+        states, record the edges, parents and cuts. Returns how many nodes were fully expanded
+        (fewer than ``k`` when the state limit stopped the batch) and the positions of the new
+        states among the successors, in id order."""
+        table = self.table
+        m_succ = len(acts)
         ids = np.zeros(0, dtype=np.int64)
         new_pos = np.zeros(0, dtype=np.int64)
         stop_at = m_succ  # successors committed
         if m_succ:
-            codes = np.stack([np.frombuffer(w, dtype=np.uint64) for w in words], axis=1)
-            room = state_cap - len(table)
+            room = self.state_cap - len(table)
             uniq_first, inverse, found, fresh = _fresh(table, codes)
             new_pos = uniq_first[fresh]
             if len(new_pos) > room:
                 stop_at = int(new_pos[room])
                 fresh, new_pos = fresh[:room], new_pos[:room]
-                complete = False
-                reason = f"state limit of {max_states} states reached"
+                self.reason = f"state limit of {self.max_states} states reached"
             found[fresh] = len(table) + np.arange(len(fresh))
             ids = found[inverse[:stop_at]]
             table.add(codes[new_pos])
@@ -611,29 +734,140 @@ def _explore_codes(
             counts = counts[: q + 1]
             counts[q] = stop_at - (sum(counts) - counts[q])
             k = q
-        first_edge = len(src)
+        first_edge = len(self.src)
         per_node = np.frombuffer(counts, dtype=np.int32)
         sources = np.repeat(np.arange(i, i + len(counts), dtype=np.int32), per_node)
-        src.frombytes(sources.tobytes())
-        dst.frombytes(ids.astype(np.int32).tobytes())
-        act.extend(acts[:stop_at])
-        parent.frombytes((new_pos + first_edge).astype(np.int32).tobytes())
-        todo.extend(succ[p] for p in new_pos.tolist())
+        self.src.frombytes(sources.tobytes())
+        self.dst.frombytes(ids.astype(np.int32).tobytes())
+        self.act.extend(acts[:stop_at])
+        self.parent.frombytes((new_pos + first_edge).astype(np.int32).tobytes())
         for node_id, pos, bound in cut_log:
             if pos <= stop_at:  # before the successor the state limit stopped at
-                cuts[bound] += 1
-                cut_nodes.add(node_id)
-        i += k
-        if not complete:
-            break
-    if progress is not None:
-        progress(i, len(table), len(src))
-    nodes = EncodedNodes(codec, table)
-    return Exploration(
-        model, mons, nodes, src, dst, act, parent, n_initial, i, complete and i >= len(nodes),
-        reason, time.perf_counter() - start, cuts, cut_nodes,
-        "compiled" if compiled else "interpreted", fallbacks,
-    )  # fmt: skip
+                self.cuts[bound] += 1
+                self.cut_nodes.add(node_id)
+        return k, new_pos
+
+
+def _explore_in_workers(
+    n: int,
+    graph: _Graph,
+    i: int,
+    codec: Codec,
+    expanders: Any,
+    field_index: int,
+    monitor: Callable[..., Any],
+    undecodable: Callable[[Any, int], ModelError],
+    progress: Progress | None,
+    start: float,
+    limits: Limits,
+) -> tuple[int, bool, str]:
+    """The rest of :func:`_explore_codes` from node ``i`` on, the nodes expanded by ``n``
+    worker processes. Nodes are sent in units of :data:`UNIT` as soon as they are numbered;
+    their answers are committed here in id order, as soon as they come, so that the next
+    units' nodes are numbered while the workers expand. Batches are still cut as the
+    one-process loop cuts them (from a batch's first node to the next multiple of
+    ``PROGRESS_EVERY``, or to the last state known when the batch began): progress and the
+    time limit are seen at their first nodes, and a batch in which a successor leaves its
+    domain raises, as there, even where the state limit stopped the batch before that node.
+    Returns where the search stopped, whether it is complete and why not."""
+    table = graph.table
+    pool = WorkerPool(n, codec, expanders, field_index, monitor, UNIT)
+    sent = i  # nodes before this one are expanded or queued
+    complete, reason = True, ""
+    failure = -1  # the first node whose expansion raised in a worker
+
+    def send_more() -> None:
+        """Queue units while a worker has room: whole ones, or, while fewer units than
+        workers are queued, the part of one whose states are known."""
+        nonlocal sent
+        while sent < len(table) and pool.has_room():
+            end = sent - sent % UNIT + UNIT
+            if end > len(table) and pool.queued >= n:
+                return  # a short unit only when a worker would otherwise wait
+            stop = min(end, len(table))
+            pool.send(table.codes[sent:stop], sent)
+            sent = stop
+
+    def take() -> Unit:
+        nonlocal failure
+        u = pool.take()
+        send_more()
+        if u.failed_at >= 0 and failure < 0:
+            failure = u.failed_at
+        return u
+
+    def fail() -> BaseException:
+        return _rerun(codec, expanders, field_index, monitor, undecodable, table, failure)
+
+    batch_end = i
+    unit: Unit | None = None
+    ends = np.zeros(0, dtype=np.int64)  # the unit's successors up to the end of each node
+    try:
+        while True:
+            if i == batch_end:
+                if i >= len(table):
+                    break
+                if i % PROGRESS_EVERY == 0:
+                    reason = _checkpoint(i, len(table), len(graph.src), progress, start, limits)
+                    if reason:
+                        complete = False
+                        break
+                batch_end = min(len(table), i - i % PROGRESS_EVERY + PROGRESS_EVERY)
+            if 0 <= failure < batch_end:
+                raise fail()
+            send_more()
+            if unit is None or i >= unit.start + len(unit.counts):
+                unit = take()
+                assert unit.start == i, "units are answered in id order"
+                ends = np.cumsum(np.frombuffer(unit.counts, dtype=np.int32), dtype=np.int64)
+                continue
+            stop = min(unit.start + len(unit.counts), batch_end)
+            j, j2 = i - unit.start, stop - unit.start
+            if j == 0 and j2 == len(unit.counts):
+                codes, acts, counts, cut_log = unit.codes, unit.acts, unit.counts, unit.cut_log
+            else:  # a piece of the unit: the part within this batch
+                lo, hi = (int(ends[j - 1]) if j else 0), int(ends[j2 - 1])
+                codes, acts, counts = unit.codes[lo:hi], unit.acts[lo:hi], unit.counts[j:j2]
+                cut_log = [(q, p - lo, bd) for q, p, bd in unit.cut_log if i <= q < stop]
+            k, _ = graph.commit(i, stop - i, codes, acts, counts, cut_log)
+            i += k
+            if graph.reason:
+                # The one-process loop expands the whole batch before it commits any of it.
+                while failure < 0 and pool.next_start is not None and pool.next_start < batch_end:
+                    take()
+                if 0 <= failure < batch_end:
+                    raise fail()
+                complete, reason = False, graph.reason
+                break
+    finally:
+        pool.close()
+    return i, complete, reason
+
+
+def _rerun(
+    codec: Codec,
+    expanders: Any,
+    field_index: int,
+    monitor: Callable[..., Any],
+    undecodable: Callable[[Any, int], ModelError],
+    table: CodeTable,
+    i: int,
+) -> BaseException:
+    """What the one-process search raises at node ``i``, whose expansion raised in a worker:
+    the node expanded again here, the error of its successor outside the domains, or whatever
+    the rules raised."""
+    node = codec.decode(table.codes[i].tolist())
+    words = [array("Q") for _ in range(codec.words)]
+    try:
+        codec.expand_batch(
+            [node], expanders, field_index, i, [], array("i"), array("i"), [], monitor,
+            *(w.append for w in words),
+        )  # fmt: skip
+    except (OutOfDomain, TypeError, ValueError, IndexError):
+        return undecodable(node, i)
+    except Exception as exc:  # the rules' own error, as the one-process search lets it out
+        return exc
+    return RuntimeError(f"expanding state {i} raised in a worker process and not here")
 
 
 def _undecodable(
@@ -1112,12 +1346,14 @@ def check_properties(
     progress: Progress | None = None,
     coverage: dict[str, int] | None = None,
     on_exploration: Callable[[Exploration], None] | None = None,
+    workers: int = 1,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model``: one shared exploration for the properties without
     monitors, and one product exploration with every monitor (by name) for those with monitors.
     Results keep the given order. A ``coverage`` dict, when given, receives the transitions per
     rule of the first exploration (see :func:`rule_coverage`); ``on_exploration`` is called
-    with that exploration too (for a picture of it), before it is let go."""
+    with that exploration too (for a picture of it), before it is let go. ``workers``: how
+    many processes each exploration may use (:func:`explore`; the same results)."""
     by_name: dict[str, Any] = {}
     for p in properties:
         for mon in p.monitors:
@@ -1129,7 +1365,7 @@ def check_properties(
     results: dict[str, PropertyResult] = {}
     for monitors, props in groups.items():
         t0 = time.perf_counter()
-        ex = explore(model, monitors, limits, progress)
+        ex = explore(model, monitors, limits, progress, workers=workers)
         explore_seconds = time.perf_counter() - t0
         if coverage is not None and not coverage:
             coverage.update(rule_coverage(ex))

@@ -222,6 +222,7 @@ def _call_engine(
     scenario: Scenario | None = None,
     guides: Mapping[str, tuple[str, ...]] | None = None,
     on_exploration: Callable[[explicit.Exploration], None] | None = None,
+    workers: int = 1,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -246,6 +247,8 @@ def _call_engine(
         kwargs["guides"] = dict(guides)
     if on_exploration is not None and "on_exploration" in params:
         kwargs["on_exploration"] = on_exploration
+    if workers != 1 and "workers" in params:
+        kwargs["workers"] = workers
     return list(fn(model, list(properties), **kwargs))
 
 
@@ -374,6 +377,7 @@ def _run_engine(
     open_bounds: Sequence[str],
     scenario: Scenario | None,
     on_exploration: Callable[[explicit.Exploration], None] | None,
+    workers: int = 1,
 ) -> list[PropertyResult]:
     """One engine's results (see :func:`run_check`)."""
     if on_engine is not None:
@@ -387,6 +391,7 @@ def _run_engine(
             progress,
             coverage=coverage,
             on_exploration=on_exploration,
+            workers=workers,
         )
     fn = load_symbolic().check_properties
     reached = None
@@ -424,6 +429,7 @@ def run_check(
     open_bounds: Sequence[str] = (),
     scenario: Scenario | None = None,
     on_exploration: Callable[[explicit.Exploration], None] | None = None,
+    workers: int = 1,
 ) -> CheckReport:
     """Check ``properties`` on ``model`` with each engine in ``engines`` (``explicit``,
     ``symbolic``), and return the report. ``labels`` (from :meth:`Selection.labels`) are added to
@@ -431,7 +437,9 @@ def run_check(
     a progress display: the symbolic engine reports no progress of its own); ``open_bounds``
     are left open by the symbolic engine (see :func:`check_open_bounds`); ``scenario`` is the
     plain value the symbolic engine's worker processes rebuild the model from;
-    ``on_exploration`` is given the explicit engine's first exploration (for pictures). Raises
+    ``on_exploration`` is given the explicit engine's first exploration (for pictures);
+    ``workers`` is how many processes the explicit engine's search may use (the same results
+    whatever it is, see :func:`turnproof.checks.explicit.explore`). Raises
     :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed.
 
     Ctrl-C (a ``KeyboardInterrupt``; the command line turns SIGTERM into one) does not lose
@@ -464,6 +472,7 @@ def run_check(
                 open_bounds=open_bounds,
                 scenario=scenario,
                 on_exploration=on_exploration,
+                workers=workers,
             )
         except Interrupted as exc:  # the engine kept what had finished
             per_engine[engine], interrupted = exc.results, True
@@ -504,6 +513,7 @@ def run_selection(
     on_engine: Callable[[str], None] | None = None,
     open_bounds: Sequence[str] = (),
     on_exploration: Callable[[explicit.Exploration], None] | None = None,
+    workers: int = 1,
 ) -> CheckReport:
     """:func:`run_check` on a selection, and, for a scenario, its pinned expectations: the
     verdict a property must have on an engine, and the number of states (checked by the
@@ -522,6 +532,7 @@ def run_selection(
         open_bounds=opened,
         scenario=scenario,
         on_exploration=on_exploration,
+        workers=workers,
     )
     if built is None or scenario is None:
         return report
@@ -531,12 +542,18 @@ def run_selection(
             r.pinned = pinned
     stopped = any(r.reason == "interrupted" for r in report.results)
     if scenario.states is not None and "explicit" in report.engines and not stopped:
-        report.results.append(state_count_result(selection, scenario.states, report, limits))
+        report.results.append(
+            state_count_result(selection, scenario.states, report, limits, workers)
+        )
     return report
 
 
 def state_count_result(
-    selection: Selection, expected: int, report: CheckReport, limits: Limits | None
+    selection: Selection,
+    expected: int,
+    report: CheckReport,
+    limits: Limits | None,
+    workers: int = 1,
 ) -> PropertyResult:
     """The result that compares the explored states with the number the scenario pins: taken
     from a property checked without monitors, or from an exploration of its own."""
@@ -553,7 +570,7 @@ def state_count_result(
         states, transitions, seconds = found.states, found.transitions, 0.0
         depth, complete = found.depth, True
     else:
-        ex = explicit.explore(selection.model, limits=limits)
+        ex = explicit.explore(selection.model, limits=limits, workers=workers)
         states, transitions, seconds, complete = ex.states, ex.transitions, ex.seconds, ex.complete
         depth = ex.depth(ex.states - 1) if ex.states else 0
     if not complete:

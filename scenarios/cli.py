@@ -405,6 +405,45 @@ class Seconds(click.ParamType):
         return number
 
 
+#: The most worker processes ``--explore-workers`` takes.
+MAX_WORKERS = 64
+
+
+class Workers(click.ParamType):
+    """A number of worker processes: a whole number of at least 1, in ASCII digits only
+    (``int`` would also read ``+2``, ``2_0``, `` 2`` and other scripts' digits)."""
+
+    name = "workers"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_WORKERS:
+            return value
+        text = str(value)
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WORKERS:
+            self.fail(
+                f"{text!r} is not a number of workers: expected a whole number from 1 to "
+                f"{MAX_WORKERS}, in digits 0-9 (1 explores in this process)",
+                param,
+                ctx,
+            )
+        return int(text)
+
+
+def _workers_option(fn: F) -> F:
+    """--explore-workers N: processes for the explicit engine's search."""
+    return click.option(
+        "--explore-workers",
+        "explore_workers",
+        type=Workers(),
+        default=1,
+        show_default=True,
+        metavar="N",
+        help="Let N worker processes expand the explicit engine's states (past its first "
+        "65,536 states; a smaller search starts none). This process still numbers every "
+        "state in the same order, so states, traces and verdicts are identical whatever N is.",
+    )(fn)
+
+
 def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
     """--max-states and --max-seconds, shared by the commands that explore."""
 
@@ -497,6 +536,7 @@ def _amendment_options(fn: F) -> F:
     "60%, k-induction the rest; 300 for termination: a ranking over the leaves 5%, a ranking "
     "under the region's invariant up to 80%, the lasso search the rest; 60 for reachability).",
 )
+@_workers_option
 @_amendment_options
 @_out_option(
     "Also write the report into DIR (created if missing): report.md, report.html, "
@@ -521,6 +561,7 @@ def check_command(
     fmt: str,
     max_states: int | None,
     max_seconds: float | None,
+    explore_workers: int,
     mutant: str | None,
     variant: str | None,
     out: Path | None,
@@ -591,6 +632,7 @@ def check_command(
             on_engine=on_engine,
             open_bounds=for_all,
             on_exploration=(lambda ex: turns.append(turn_structure_of(ex))) if out else None,
+            workers=explore_workers,
         )
     graphs: dict[tuple[str, str], StateGraph] = {}
     notes: list[str] = []
@@ -677,6 +719,7 @@ _FILE: dict[str, Any] = {"type": click.Path(dir_okay=False, path_type=Path), "me
     "few thousand at most); draw a trace's neighbourhood or the turn structure instead.",
 )
 @_limit_options("Stop exploring after N states.", "Stop exploring after S seconds.")
+@_workers_option
 def explore_command(
     target: str | None,
     bound_texts: tuple[str, ...],
@@ -689,6 +732,7 @@ def explore_command(
     max_nodes: int,
     max_states: int | None,
     max_seconds: float | None,
+    explore_workers: int,
 ) -> int:
     """Draw the state graph of a rule set or scenario, the neighbourhood of a trace, or the
     turn structure, as DOT (--dot FILE) or SVG (--svg FILE, through Graphviz).
@@ -715,7 +759,9 @@ def explore_command(
     limits = Limits(max_states=max_states, max_seconds=max_seconds)
     what = model.describe()["name"]
     if trace_property:
-        (result,) = explicit_check(model, list(selection.properties[:1]), limits)
+        (result,) = explicit_check(
+            model, list(selection.properties[:1]), limits, workers=explore_workers
+        )
         if result.trace is None:
             raise TurnproofError(
                 f"{result.name} has no trace to draw: its verdict is {result.verdict.value} "
@@ -725,7 +771,7 @@ def explore_command(
         assert graph is not None, "the explicit engine's own trace replays on its model"
         source, summary = dot.state_graph_dot(graph), graph.caption
     else:
-        ex = explore(model, limits=limits)
+        ex = explore(model, limits=limits, workers=explore_workers)
         if turn_structure:
             structure = turn_structure_of(ex)
             if structure is None:
