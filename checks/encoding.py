@@ -279,33 +279,11 @@ class Codec:
         lines = ["def encode(node):", "    t, mv = node" if n_mon else "    t = node"]
         # ``0 +``: a lone scalar outside its domain gives None, which must raise here too
         lines.append(f"    return ({', '.join('0 + ' + w for w in sums)},)")
-        # the batch: successors of each node, their codes, actions, and the cuts met
-        ws = ", ".join(f"_w{k}" for k in range(self.words))
-        lines += [
-            "",
-            f"def expand_batch(batch, expanders, fi, i0, succ, acts, counts, cut_log, monitor, {ws}):",
-            "    add_succ, add_act, add_count, add_cut = succ.append, acts.append, counts.append, "
-            "cut_log.append",
-            "    for q, node in enumerate(batch):",
-            "        s = node[0]" if n_mon else "        s = node",
-            "        before = len(succ)",
-            "        for ai, t in expanders[s[fi]](s):",
-            "            if ai < 0:",
-            "                add_cut((i0 + q, len(succ), t))",
-            "                continue",
-        ]
-        if n_mon:
-            lines.append("            mv = monitor(s, t, ai, node[1])")
-        for k, total in enumerate(sums):
-            lines.append(f"            _w{k}({total})")
-        lines += [
-            "            add_act(ai)",
-            "            add_succ((t, mv))" if n_mon else "            add_succ(t)",
-            "        add_count(len(succ) - before)",
-        ]
-        # the same loop for a worker process (``checks/parallel.py``), which hands back codes
-        # only: no list of successor states, each node's count read off the actions
-        lines += ["", *_codes_only(lines[lines.index("") + 1 :], n_mon)]
+        # the batch: successors of each node, their codes, actions, and the cuts met; and the
+        # same loop for a worker process (``checks/parallel.py``), which hands back the codes
+        # only (no list of successor states: a node's successors are counted by its actions)
+        lines += _batch_loop("expand_batch", sums, n_mon, keep_states=True)
+        lines += _batch_loop("expand_codes", sums, n_mon, keep_states=False)
         source = "\n".join(lines) + "\n"
         namespace: dict[str, Any] = {f"_m{j}": m for j, m in enumerate(self.codes)}
         exec(compile(source, "<turnproof state encoder>", "exec"), namespace)  # noqa: S102
@@ -422,19 +400,36 @@ class Codec:
         return namespace["decode_groups"]
 
 
-def _codes_only(batch_lines: list[str], n_mon: int) -> list[str]:
-    """``expand_codes``: the lines of ``expand_batch`` without the successors' list. It takes
-    the same arguments (``succ`` is unused), so that a worker calls it as the engine calls
-    ``expand_batch``; a node's successors are counted by the actions appended."""
-    out = []
-    for line in batch_lines:
-        if line.startswith("def expand_batch("):
-            line = line.replace("def expand_batch(", "def expand_codes(")
-        elif "add_succ(" in line:
-            continue
-        line = line.replace("add_succ, add_act", "add_act").replace("succ.append, acts", "acts")
-        out.append(line.replace("len(succ)", "len(acts)"))
-    return out
+def _batch_loop(name: str, sums: list[str], n_mon: int, *, keep_states: bool) -> list[str]:
+    """The source of the engine's inner loop over a batch of nodes, with the encoding of each
+    successor inlined (``sums``: each word's expression). ``keep_states``: the successors are
+    also appended to ``succ``; without, ``succ`` is unused and a node's successors are
+    counted by the actions appended (both loops take the same arguments)."""
+    ws = ", ".join(f"_w{k}" for k in range(len(sums)))
+    found = "succ" if keep_states else "acts"
+    lines = [
+        "",
+        f"def {name}(batch, expanders, fi, i0, succ, acts, counts, cut_log, monitor, {ws}):",
+        "    add_succ, add_act, add_count, add_cut = succ.append, acts.append, counts.append, "
+        "cut_log.append"
+        if keep_states
+        else "    add_act, add_count, add_cut = acts.append, counts.append, cut_log.append",
+        "    for q, node in enumerate(batch):",
+        "        s = node[0]" if n_mon else "        s = node",
+        f"        before = len({found})",
+        "        for ai, t in expanders[s[fi]](s):",
+        "            if ai < 0:",
+        f"                add_cut((i0 + q, len({found}), t))",
+        "                continue",
+    ]
+    if n_mon:
+        lines.append("            mv = monitor(s, t, ai, node[1])")
+    lines += [f"            _w{k}({total})" for k, total in enumerate(sums)]
+    lines.append("            add_act(ai)")
+    if keep_states:
+        lines.append("            add_succ((t, mv))" if n_mon else "            add_succ(t)")
+    lines.append(f"        add_count(len({found}) - before)")
+    return lines
 
 
 class CodeTable:

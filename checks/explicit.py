@@ -319,7 +319,7 @@ def explore(
         ex = _explore_any(model, monitors, limits, progress, compiled, compact, stop, workers,
                           parallel_from)  # fmt: skip
         if workers == 1:
-            ex.sequential_because = ""
+            ex.sequential_because = ""  # nobody asked for more processes
         elif not ex.worker_processes and not ex.sequential_because:
             ex.sequential_because = (
                 f"fewer than {parallel_from:,} states: too few to share out"
@@ -344,7 +344,6 @@ def _explore_any(
     parallel_from: int,
 ) -> Exploration:
     """:func:`explore`, the garbage collector paused: which path, and in how many processes."""
-    why = ""
     if stop is not None or compact is False:
         ex = _explore(model, monitors, limits, progress, compiled, stop)
         ex.sequential_because = (
@@ -371,9 +370,10 @@ def _explore_any(
     try:
         codec = codec_for(model, tuple(monitors))
     except NotEncodable as exc:
-        why = f"the schema has no compact code ({exc}), and the tuple way runs in one process"
         ex = _explore(model, monitors, limits, progress, compiled)
-        ex.sequential_because = why if workers > 1 else ""
+        ex.sequential_because = (
+            f"the schema has no compact code ({exc}), and the tuple way runs in one process"
+        )
         return ex
     return _explore_codes(
         model, monitors, limits, progress, compiled, codec, workers, parallel_from
