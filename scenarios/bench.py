@@ -94,7 +94,7 @@ _MIB = 1024.0  # ru_maxrss is in KiB on Linux
 _CHILD = (
     "import json, sys\n"
     "from turnproof.scenarios.bench import explore_config\n"
-    "json.dump(explore_config(sys.argv[1], sys.argv[2:] != ['interpreted']), sys.stdout)\n"
+    "json.dump(explore_config(sys.argv[1], **json.loads(sys.argv[2])), sys.stdout)\n"
 )
 
 Progress = Callable[[str], None]
@@ -335,20 +335,30 @@ def _summary(
 # -- turnproof -------------------------------------------------------------------------------------
 
 
-def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
+def explore_config(
+    config_name: str,
+    compiled: bool = True,
+    workers: int = 1,
+    compact: bool | None = None,
+    parallel_from: int | None = None,
+) -> dict[str, Any]:
     """Explore ``BENCH`` with a configuration's bounds (or the default Magic model,
     :data:`MAGIC`) in this process, and time ``explore()`` (on the compiled path, or the
-    interpreted one: ``explore(compiled=...)``).
+    interpreted one: ``explore(compiled=...)``; with ``workers`` processes and the encoding
+    ``compact``, as ``explore()`` takes them).
 
-    This is what each repeat of :func:`run_turnproof` runs in its fresh interpreter; tests call
-    it directly for the counts.
+    The CPU time is this process's and its worker processes' (they have all been waited for
+    when ``explore()`` returns). This is what each repeat of :func:`run_turnproof` runs in its
+    fresh interpreter; tests call it directly for the counts.
     """
     model = model_for(config_name)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     resident_before = resident_kib()
-    start, cpu_start = time.perf_counter(), time.process_time()
-    ex = explore(model, compiled=compiled)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    more = {} if parallel_from is None else {"parallel_from": parallel_from}
+    start, cpu_start, kids_start = time.perf_counter(), time.process_time(), _children_cpu()
+    ex = explore(model, compiled=compiled, workers=workers, compact=compact, **more)
+    seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start + _children_cpu() - kids_start
     resident_after = resident_kib()  # the exploration, graph included, is still alive here
     return {
         "states": ex.states,
@@ -356,10 +366,18 @@ def explore_config(config_name: str, compiled: bool = True) -> dict[str, Any]:
         "complete": ex.complete,
         "seconds": seconds,
         "cpu_seconds": cpu,
+        "worker_processes": ex.worker_processes,
+        "sequential_because": ex.sequential_because,
         "rss_before_search_kib": rss_before,
         "resident_before_search_kib": resident_before,
         "resident_after_search_kib": resident_after,
     }
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's children that have been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def resident_kib() -> int:
@@ -379,22 +397,36 @@ def run_turnproof(
     timeout: float | None = None,
     progress: Progress | None = None,
     compiled: bool = True,
+    workers: int = 1,
+    compact: bool | None = None,
+    parallel_from: int | None = None,
 ) -> dict[str, Any]:
     """Explore the benchmark model (or the default Magic model, :data:`MAGIC`) ``repeats`` times,
     each in a fresh interpreter, and summarise: states, transitions, seconds per repeat,
     medians, states/s, peak resident set (MiB) and whether the counts equal the reference.
-    ``compiled=False``: the interpreted path."""
-    path = [] if compiled else ["interpreted"]
+    ``compiled=False``: the interpreted path; ``workers`` and ``compact`` as ``explore()``
+    takes them, and ``parallel_from`` when given (the CPU time then includes the worker
+    processes'; the peak resident set is the main process's)."""
+    options = json.dumps(
+        {
+            "compiled": compiled,
+            "workers": workers,
+            "compact": compact,
+            "parallel_from": parallel_from,
+        }
+    )
     _check_name(config_name)
     _check_repeats(repeats)
     what = config_name if compiled else f"{config_name} (interpreted)"
+    if workers != 1 or compact is not None:
+        what += f" ({workers} worker{'s' if workers != 1 else ''}, compact={compact})"
     runs: list[dict[str, Any]] = []
     peak: list[int] = []
     wall: list[float] = []
     for k in range(repeats):
         if progress is not None:
             progress(f"turnproof {what}: repeat {k + 1}/{repeats}")
-        m = run_measured([sys.executable, "-c", _CHILD, config_name, *path], timeout=timeout)
+        m = run_measured([sys.executable, "-c", _CHILD, config_name, options], timeout=timeout)
         if m.returncode != 0:
             return _failed("turnproof", config_name, _failure(m, "the exploring child", timeout))
         try:
@@ -425,6 +457,10 @@ def run_turnproof(
     )
     result["process_wall_seconds"] = wall
     result["path"] = "compiled" if compiled else "interpreted"
+    result["workers"] = workers
+    result["compact"] = compact
+    result["worker_processes"] = max(r["worker_processes"] for r in runs)
+    result["sequential_because"] = first["sequential_because"]
     result["rss_before_search_mib"] = max(r["rss_before_search_kib"] for r in runs) / _MIB
     # Bytes a state (the largest run each): the whole process at its peak (interpreter and
     # imports included); the peak less the resident set before the search (what the memory

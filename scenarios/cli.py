@@ -1677,7 +1677,8 @@ def bench_command(
               SPIN and Rumur run in the same run (turnproof.scenarios.bench)
     magic     the default Magic model compiled against the interpreted path (>= 3x)
     memory    bytes a state on L, the state graph included (<= 120)
-    cores     two workers against one on L (>= 1.7x): not available, said so
+    cores     the compact search of L with two worker processes against one process
+              (>= 1.7x by wall time; --explore-workers of check and explore)
     xl        XL (41 M states) completes: only with --xl, or when named in --only
     symbolic  `turnproof check` (both engines, Magic) from an empty invariant cache (<= 60 s)
               and from the one it filled (<= 30 s); every verdict of both runs judged: each

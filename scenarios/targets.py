@@ -12,8 +12,12 @@ Every target, what it is read off, and how "met" is judged:
 * ``memory``: bytes a state on ``L``, the state graph included: the process's peak resident set
   over the states, which is how today's figure was counted. The peak less the resident set
   before ``explore()`` and what the search leaves resident are reported beside it.
-* ``cores``: two workers against one on ``L``. The explicit engine has no parallel
-  exploration: the row says so and is not met.
+* ``cores``: the compact search of ``L`` with two worker processes against the same search
+  in one process (``explore(workers=2, compact=True)`` and ``explore(compact=True)``), each
+  repeat in a fresh interpreter. Met when the one-process median wall time over the
+  two-worker one is at least 1.7 (a speed-up is a wall-time figure; the CPU time of both,
+  workers included, is reported beside it), the counts are the same and the two-worker run
+  did use its workers.
 * ``xl``: ``XL`` (41 M states) explored to the reference count, once; only when asked, since
   it takes minutes.
 * ``symbolic``: the default ``turnproof check`` (both engines, Magic), as a subprocess, from an
@@ -152,9 +156,11 @@ BASELINES: dict[str, Baseline] = {
             "cores: bench L, 2 workers >= 1.7x one",
             1.7,
             True,
-            "needs a parallel exploration, which the explicit engine does not have",
+            "median wall time of the compact search in one process over that with 2 worker "
+            "processes (explore(workers=2)), in the same run; CPU time, workers included, beside",
             "one core only",
             (),
+            "the explicit engine had no parallel exploration",
         ),
         Baseline(
             "xl",
@@ -213,11 +219,12 @@ BASELINES: dict[str, Baseline] = {
 #: 10 on 2 cores): the estimate shown when it is not run and ``L`` was not measured either.
 XL_RECORDED = {"wall_seconds": 1369.0, "cpu_seconds": 333.0}
 
-NOT_AVAILABLE_CORES = "not available: the explicit engine explores on one core"
-
 #: The benchmark configuration each explicit target is measured on. Another one may be given
 #: (``run_targets(configs=...)``, for a quick run): its row then shows the figure unjudged.
-TARGET_CONFIGS = {"speed": "mid", "memory": "L", "xl": "XL"}
+TARGET_CONFIGS = {"speed": "mid", "memory": "L", "cores": "L", "xl": "XL"}
+
+#: The worker count the ``cores`` target measures against one.
+CORES_WORKERS = 2
 
 
 # -- choosing ------------------------------------------------------------------------------------
@@ -392,6 +399,39 @@ def measure_magic(
     }
 
 
+def measure_cores(
+    config_name: str = "L",
+    repeats: int = 3,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+    workers: int = CORES_WORKERS,
+    parallel_from: int | None = None,
+) -> dict[str, Any]:
+    """The compact search of a benchmark configuration in one process and with ``workers``
+    worker processes, ``repeats`` times each in a fresh interpreter
+    (:func:`~turnproof.scenarios.bench.run_turnproof`), and how many times faster the second
+    ran: ``{"one", "many", "workers", "speedup", "cpu_ratio", "counts_agree"}``; ``speedup``
+    (one-process median wall time over the other's) and ``cpu_ratio`` (the same by CPU time,
+    workers included) are ``None`` when either run failed. ``parallel_from``: where the
+    workers take over (``explore()``'s default when ``None``)."""
+    one = run_turnproof(config_name, repeats, timeout, progress, compact=True)
+    many = run_turnproof(
+        config_name, repeats, timeout, progress, workers=workers, compact=True,
+        parallel_from=parallel_from,
+    )  # fmt: skip
+    both = one["ok"] and many["ok"]
+    return {
+        "one": one,
+        "many": many,
+        "workers": workers,
+        "speedup": one["median_seconds"] / many["median_seconds"] if both else None,
+        "cpu_ratio": many["median_cpu_seconds"] / one["median_cpu_seconds"] if both else None,
+        "counts_agree": both
+        and (one["states"], one["edges"]) == (many["states"], many["edges"])
+        and one["matches_reference"],
+    }
+
+
 def run_targets(
     targets: Sequence[str] = TARGETS,
     repeats: int = 3,
@@ -411,7 +451,7 @@ def run_targets(
     ``configs`` the configuration of ``speed``, ``memory`` or ``xl`` (:data:`TARGET_CONFIGS`;
     tests use small ones, whose rows are then not judged). Returns ``{"targets", "configs",
     "repeats", "machine", "baselines", "rows",
-    "bench", "magic", "xl", "symbolic", "problems", "exit_code"}``: a measurement not taken is
+    "bench", "magic", "cores", "xl", "symbolic", "problems", "exit_code"}``: a measurement not taken is
     ``None``; ``problems`` lists what makes the exit code 1 (a state count that disagrees with
     the reference or between tools, a measurement that failed, a symbolic verdict that is not
     as it should be); unmet goals do not. Bad names and a bad ``repeats`` raise before
@@ -433,6 +473,7 @@ def run_targets(
         speed_on = [on["speed"]] if "speed" in chosen else []
         bench = run_bench(explicit, repeats, peers, gen_path, timeout, progress, peers_on=speed_on)
     magic = measure_magic(repeats, timeout, progress) if "magic" in chosen else None
+    cores = measure_cores(on["cores"], repeats, timeout, progress) if "cores" in chosen else None
     big = None
     if "xl" in chosen and xl:
         big = run_bench([on["xl"]], 1, [], gen_path, timeout, progress)
@@ -446,6 +487,7 @@ def run_targets(
         "baselines": {k: b.as_json() for k, b in BASELINES.items()},
         "bench": bench,
         "magic": magic,
+        "cores": cores,
         "xl": big,
         "symbolic": symbolic,
     }
@@ -531,6 +573,23 @@ def _magic_row(result: Mapping[str, Any]) -> dict[str, Any]:
         f"vs {_fmt_rate(slow['states_per_cpu_second'])}/CPU s; {ratios['by_wall_time']:.2f}x wall)"
     )
     return _row_of("magic", now, BASELINES["magic"].is_met(ratios["by_cpu_time"]))
+
+
+def _cores_row(result: Mapping[str, Any]) -> dict[str, Any]:
+    cores = result["cores"]
+    one, many, n = cores["one"], cores["many"], cores["workers"]
+    for label, run in (("1 process", one), (f"{n} workers", many)):
+        if not run["ok"]:
+            return _row_of("cores", f"failed ({label}): {run['reason']}", False, "failed")
+    if not many["worker_processes"]:
+        now = f"{n} workers asked for, none took part: {many['sequential_because']}"
+        return _row_of("cores", now, False)
+    now = (
+        f"{cores['speedup']:.2f}x by wall time ({_minutes(one['median_seconds'])} vs "
+        f"{_minutes(many['median_seconds'])}; {cores['cpu_ratio']:.2f}x the CPU time)"
+    )
+    met = BASELINES["cores"].is_met(cores["speedup"]) and cores["counts_agree"]
+    return _row_of("cores", now, met)
 
 
 def _memory_row(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -622,7 +681,7 @@ def target_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif t == "memory":
             rows.append(_judged(result, _memory_row(result), t))
         elif t == "cores":
-            rows.append(_row_of("cores", NOT_AVAILABLE_CORES, False, "not available"))
+            rows.append(_judged(result, _cores_row(result), t))
         elif t == "xl":
             rows.append(_judged(result, _xl_row(result), t))
         elif t == "symbolic":
@@ -650,6 +709,10 @@ def _problems(result: Mapping[str, Any]) -> list[str]:
     measured = []
     if result.get("magic") is not None:
         measured += [(f"magic ({p})", result["magic"][p]) for p in ("compiled", "interpreted")]
+    if result.get("cores") is not None:
+        cores = result["cores"]
+        measured += [("cores (1 process)", cores["one"])]
+        measured += [(f"cores ({cores['workers']} workers)", cores["many"])]
     if result.get("symbolic") is not None:
         measured += [(f"symbolic ({k})", result["symbolic"][k]) for k in ("cold", "warm")]
     for label, r in measured:
@@ -696,6 +759,24 @@ def _magic_lines(magic: Mapping[str, Any]) -> list[str]:
         )
     agree = "agree" if magic["counts_agree"] else "DO NOT AGREE"
     lines.append(f"  counts {agree} with the reference on both paths")
+    return lines
+
+
+def _cores_lines(config: str, cores: Mapping[str, Any]) -> list[str]:
+    n = cores["workers"]
+    lines = [f"{config}, the compact search in one process and with {n} worker processes:"]
+    lines += [_HEADER, _row("turnproof 1 process", cores["one"])]
+    lines.append(_row(f"turnproof {n} workers", cores["many"]))
+    many = cores["many"]
+    if many["ok"] and not many["worker_processes"]:
+        lines.append(f"  the {n}-worker run stayed in one process: {many['sequential_because']}")
+    if cores["speedup"] is not None:
+        lines.append(
+            f"  1 process/{n} workers = {cores['speedup']:.2f} by wall time; the {n}-worker run "
+            f"took {cores['cpu_ratio']:.2f}x the CPU time (workers included)"
+        )
+    agree = "the same, and the reference" if cores["counts_agree"] else "NOT THE SAME"
+    lines.append(f"  counts: {agree}")
     return lines
 
 
@@ -755,6 +836,8 @@ def format_targets(result: Mapping[str, Any]) -> str:
         lines.append(format_bench(result["bench"]).rstrip("\n"))
     if result.get("magic") is not None:
         lines += ["", *_magic_lines(result["magic"])]
+    if result.get("cores") is not None:
+        lines += ["", *_cores_lines(result["configs"]["cores"], result["cores"])]
     if result.get("xl") is not None:
         config = result["configs"]["xl"]
         entry = result["xl"]["results"][config]

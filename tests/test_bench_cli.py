@@ -4,7 +4,7 @@ Every run here is real and small: the explicit targets on small configurations (
 say so and are not judged), the symbolic target on the bench rule set's one property. Nothing
 asserts a time or a rate: the machine may be shared, and a figure is what the command reports,
 not what a test expects. What is asserted: the shape of the document, the state counts against
-the reference, the honest rows (cores not available, XL not run), the exit codes, and the
+the reference, the honest rows (XL not run, a worker count that stayed in one process), the exit codes, and the
 judging of symbolic verdicts on real ``turnproof check`` documents.
 """
 
@@ -20,13 +20,14 @@ from tiny_ruleset import TINY
 from turnproof.scenarios import cli
 from turnproof.scenarios.targets import (
     BASELINES,
-    NOT_AVAILABLE_CORES,
     SOURCE,
     declared_open_bounds,
     find_unproved,
     format_targets,
+    measure_cores,
     measure_magic,
     run_targets,
+    target_rows,
 )
 
 
@@ -64,27 +65,64 @@ def test_an_unknown_target_is_exit_2_with_the_valid_choices() -> None:
     assert peer.exit_code == 2 and "valid peers: rumur, spin" in peer.stderr
 
 
-def test_the_cores_row_says_the_engine_explores_on_one_core() -> None:
-    done = invoke("bench", "--only", "cores", "--json")
-    assert done.exit_code == 0, done.output
+def test_the_document_says_what_produced_it_and_where_today_comes_from() -> None:
+    # A run that fails at once (its time limit) still writes the whole document, exit code 1.
+    args = ("--only", "speed", "--repeats", "1", "--peers", "none", "--timeout", "0.3", "--json")
+    done = invoke("bench", *args)
+    assert done.exit_code == 1, done.output
     doc = json.loads(done.stdout)
     assert doc["command"] == "bench" and doc["schema_version"] >= 1
-    assert doc["targets"] == ["cores"] and doc["problems"] == [] and doc["exit_code"] == 0
-    (row,) = doc["rows"]
-    assert row == {
-        "row": "cores",
-        "title": BASELINES["cores"].title,
-        "today": "one core only",
-        "now": NOT_AVAILABLE_CORES,
-        "met": False,
-        "status": "not available",
-    }
-    assert doc["bench"] is doc["magic"] is doc["xl"] is doc["symbolic"] is None
+    assert doc["targets"] == ["speed"] and doc["exit_code"] == 1
+    assert doc["magic"] is doc["cores"] is doc["xl"] is doc["symbolic"] is None
     # Every figure of today is in the one table, with where it came from.
     assert set(doc["baselines"]) == set(BASELINES)
     assert {b["source"] for b in doc["baselines"].values()} == {SOURCE}
-    text = invoke("bench", "--only", "cores").stdout
-    assert "cores: bench L, 2 workers >= 1.7x one" in text and "  no\n" in text
+
+
+def test_cores_on_a_small_config_says_the_workers_did_not_take_part() -> None:
+    result = run_targets(["cores"], repeats=1, configs={"cores": "base"})
+    assert result["problems"] == [] and result["exit_code"] == 0
+    cores = result["cores"]
+    one, many = cores["one"], cores["many"]
+    assert (one["states"], one["edges"]) == (many["states"], many["edges"]) == (5_017, 9_132)
+    assert (one["workers"], many["workers"], one["compact"], many["compact"]) == (1, 2, True, True)
+    # base has fewer states than the parallel search starts at: the row says so, unjudged.
+    assert many["worker_processes"] == 0
+    assert many["sequential_because"] == "fewer than 65,536 states: too few to share out"
+    (row,) = result["rows"]
+    assert row["row"] == "cores" and row["met"] is None and row["status"] == "not judged"
+    assert row["now"] == (
+        "2 workers asked for, none took part: fewer than 65,536 states: too few to share out "
+        "[on base, not L]"
+    )
+    text = format_targets(result)
+    assert "base, the compact search in one process and with 2 worker processes:" in text
+    assert "the 2-worker run stayed in one process: fewer than 65,536 states" in text
+
+
+def test_an_exploring_child_with_workers_counts_their_cpu_time() -> None:
+    """What each repeat of the cores target runs, with the workers taking over early: the same
+    counts as one process, the workers reported, and their CPU time in the figure."""
+    from turnproof.scenarios.bench import explore_config
+
+    one = explore_config("base", workers=1, compact=True)
+    two = explore_config("base", workers=2, compact=True, parallel_from=500)
+    assert (one["states"], one["transitions"]) == (two["states"], two["transitions"])
+    assert (one["worker_processes"], two["worker_processes"]) == (0, 2)
+    assert two["sequential_because"] == "" and one["sequential_because"] == ""
+    assert two["cpu_seconds"] > 0
+
+
+def test_the_cores_row_is_the_wall_time_ratio_of_a_real_two_worker_run() -> None:
+    cores = measure_cores("base", repeats=1, parallel_from=500)
+    assert cores["many"]["worker_processes"] == 2 and cores["counts_agree"]
+    one, many = cores["one"], cores["many"]
+    assert cores["speedup"] == one["median_seconds"] / many["median_seconds"]
+    assert cores["cpu_ratio"] == many["median_cpu_seconds"] / one["median_cpu_seconds"]
+    result = {"targets": ["cores"], "configs": {"cores": "base"}, "cores": cores}
+    (row,) = target_rows(result)
+    assert row["now"].startswith(f"{cores['speedup']:.2f}x by wall time (")
+    assert row["now"].endswith("the CPU time) [on base, not L]") and row["met"] is None
 
 
 def test_speed_on_mid_explores_to_the_reference_counts() -> None:
@@ -100,8 +138,12 @@ def test_speed_on_mid_explores_to_the_reference_counts() -> None:
     assert row["row"] == "speed" and row["met"] is None and row["status"] == "not available"
     assert row["now"] == "no SPIN figure: SPIN was not asked for"
     assert "turnproof: bench: turnproof mid: repeat 1/1" in done.stderr
-    quiet = invoke("bench", "--only", "cores", "--quiet")
-    assert quiet.stderr == ""
+    # --quiet: no progress at all (this run fails at once on its time limit: exit code 1).
+    quiet = invoke(
+        "bench", "--only", "speed", "--repeats", "1", "--peers", "none", "--timeout", "0.3",
+        "--quiet",
+    )  # fmt: skip
+    assert quiet.exit_code == 1 and quiet.stderr == ""
 
 
 def test_xl_is_not_run_unless_asked_and_says_how_long_it_takes() -> None:
@@ -117,7 +159,7 @@ def test_xl_is_not_run_unless_asked_and_says_how_long_it_takes() -> None:
 
 def test_small_configs_measure_every_explicit_row_but_do_not_judge_it() -> None:
     peers = runnable_peers()
-    small = {"speed": "base", "memory": "base", "xl": "base"}
+    small = {"speed": "base", "memory": "base", "cores": "base", "xl": "base"}
     result = run_targets(
         ["speed", "memory", "cores", "xl"], repeats=1, peers=peers, xl=True, configs=small
     )
@@ -138,7 +180,7 @@ def test_small_configs_measure_every_explicit_row_but_do_not_judge_it() -> None:
     assert tp["peak_bytes_per_state"] >= tp["peak_less_before_bytes_per_state"] >= 0
     assert rows["xl"]["now"].startswith("completed: 5,017 states in ")
     assert rows["xl"]["now"].endswith("[on base, not XL]") and rows["xl"]["met"] is None
-    assert rows["cores"]["now"] == NOT_AVAILABLE_CORES and rows["cores"]["met"] is False
+    assert rows["cores"]["now"].startswith("2 workers asked for, none took part: fewer than")
     text = format_targets(result)
     assert "counts agree (5,017 states, 9,132 edges)" in text
     assert "base, one run:" in text  # the XL row's run, on the small configuration
