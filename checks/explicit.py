@@ -1352,8 +1352,8 @@ def check_properties(
     monitors, and one product exploration with every monitor (by name) for those with monitors.
     Results keep the given order. A ``coverage`` dict, when given, receives the transitions per
     rule of the first exploration (see :func:`rule_coverage`); ``on_exploration`` is called
-    with that exploration too (for a picture of it), before it is let go. ``workers``: how
-    many processes each exploration may use (:func:`explore`; the same results)."""
+    with each exploration, that one first, before it is let go. ``workers``: how many
+    processes each exploration may use (:func:`explore`; the same results)."""
     by_name: dict[str, Any] = {}
     for p in properties:
         for mon in p.monitors:
@@ -1369,8 +1369,8 @@ def check_properties(
         explore_seconds = time.perf_counter() - t0
         if coverage is not None and not coverage:
             coverage.update(rule_coverage(ex))
-            if on_exploration is not None:
-                on_exploration(ex)
+        if on_exploration is not None:
+            on_exploration(ex)
         for p in props:
             t1 = time.perf_counter()
             r = CHECKS[p.kind](ex, p, t1)

@@ -236,6 +236,27 @@ class Interrupted(KeyboardInterrupt):
         self.results = results
 
 
+@dataclass(frozen=True)
+class SearchProcesses:
+    """How one explicit exploration was shared out: ``workers`` processes were asked for,
+    ``worker_processes`` took part (0: it ran in this process alone), and
+    ``sequential_because`` says why none did though more than one was asked for."""
+
+    states: int
+    workers: int
+    worker_processes: int
+    sequential_because: str = ""
+
+    def text(self) -> str:
+        if self.worker_processes:
+            return f"{self.worker_processes} worker processes expanded the states"
+        if self.workers > 1:
+            return (
+                f"in this process, though {self.workers} were asked for: {self.sequential_because}"
+            )
+        return "in this process"
+
+
 @dataclass
 class CheckReport:
     """Everything one ``turnproof check`` run produced."""
@@ -247,6 +268,8 @@ class CheckReport:
     # Transitions per rule in the explicit exploration (rule name -> count); empty when the
     # explicit engine did not run. A rule at 0 never applied within the bounds.
     coverage: dict[str, int] = field(default_factory=dict)
+    # How each explicit exploration was shared among processes, in the order they ran.
+    searches: list[SearchProcesses] = field(default_factory=list)
 
     def rules_never_fired(self) -> list[str]:
         return [name for name, n in self.coverage.items() if n == 0]

@@ -39,6 +39,7 @@ from turnproof.checks.results import (
     CheckReport,
     Interrupted,
     PropertyResult,
+    SearchProcesses,
     Verdict,
     loop_exits_by_state,
 )
@@ -454,6 +455,15 @@ def run_check(
     order = [e for e in ENGINES if e in engines]
     per_engine: dict[str, list[PropertyResult]] = {}
     coverage: dict[str, int] = {}
+    searches: list[SearchProcesses] = []
+
+    def observe(ex: explicit.Exploration) -> None:
+        if on_exploration is not None and not searches:
+            on_exploration(ex)
+        searches.append(
+            SearchProcesses(ex.states, workers, ex.worker_processes, ex.sequential_because)
+        )
+
     interrupted = False
     for engine in order:
         if interrupted:  # the engines after an interrupt do not start
@@ -471,7 +481,7 @@ def run_check(
                 on_engine=on_engine,
                 open_bounds=open_bounds,
                 scenario=scenario,
-                on_exploration=on_exploration,
+                on_exploration=observe,
                 workers=workers,
             )
         except Interrupted as exc:  # the engine kept what had finished
@@ -501,6 +511,7 @@ def run_check(
         results=results,
         engines=list(order),
         coverage=coverage,
+        searches=searches,
     )
 
 

@@ -679,6 +679,9 @@ def _figures(report: CheckReport, run: Run) -> tuple[tuple[str, str], ...]:
         )
         for states, edges, depth in seen
     ]
+    if any(s.workers > 1 for s in report.searches):
+        texts = list(dict.fromkeys(s.text() for s in report.searches))
+        out.append(("explicit search", "; ".join(texts)))
     if run.wall_seconds is not None:
         out.append(("wall time", format_seconds(run.wall_seconds)))
     if run.peak_memory_kib is not None:

@@ -6,8 +6,10 @@ vary. (The peak memory, which varies too, is in the human formats only.)
 
 The check report's shape (``schema_version`` says which): ``command`` (``"check"``),
 ``ruleset`` (name, version, content_hash, amended, and the variant or mutant if one was
-applied), ``bounds``, ``engines``, ``exit_code``, ``coverage``, ``run`` (turnproof's version,
-the arguments, the limits and the wall time, when the command line ran it) and
+applied), ``bounds``, ``engines``, ``exit_code``, ``coverage``, ``explicit_searches`` (only
+when ``--explore-workers`` asked for more than one process: how each exploration was shared
+out), ``run`` (turnproof's version, the arguments, the limits and the wall time, when the
+command line ran it) and
 ``properties[]``, one per result, each with name, kind, verdict, expect, meets_expectation,
 engine, states and transitions (the explicit engine's counts; ``null`` for an engine that does
 not count them), depth (explicit engine), seconds, and, when there is a trace,
@@ -166,6 +168,16 @@ def check_json(doc: ProofReport) -> dict[str, Any]:
         "coverage": dict(doc.coverage),
         "exit_code": doc.exit_code,
     }
+    if any(s.workers > 1 for s in report.searches):
+        out["explicit_searches"] = [
+            {
+                "states": s.states,
+                "workers": s.workers,
+                "worker_processes": s.worker_processes,
+                "sequential_because": s.sequential_because,
+            }
+            for s in report.searches
+        ]
     if doc.run.version:
         out["run"] = run_json(doc.run)
     return out

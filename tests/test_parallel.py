@@ -7,10 +7,12 @@ the default, so that the searches stay short and the workers do most of the expa
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 from procs import HAS_PROC, alive, children
@@ -23,12 +25,14 @@ from turnproof.checks.explicit import (
     trace_to,
 )
 from turnproof.checks.parallel import WorkerLost
+from turnproof.checks.results import SearchProcesses
 from turnproof.model.bench import BENCH, CONFIGS
 from turnproof.model.errors import ModelError
 from turnproof.model.magic import MAGIC
 from turnproof.model.riftbound import RIFTBOUND
 from turnproof.model.rules import BoundSpec, Model, RuleSet, rule
 from turnproof.model.schema import IntRange, Schema, State
+from turnproof.reports.json_report import SCHEMA_FILE
 from turnproof.scenarios import cli
 
 FROM = 2_000
@@ -327,24 +331,48 @@ def test_explore_workers_must_be_a_whole_number_in_ascii_digits(bad: str) -> Non
     )
 
 
+def test_the_search_processes_say_who_expanded_the_states() -> None:
+    assert SearchProcesses(10, 1, 0).text() == "in this process"
+    assert SearchProcesses(10**6, 2, 2).text() == "2 worker processes expanded the states"
+    assert SearchProcesses(10, 3, 0, "it stopped before workers could take over").text() == (
+        "in this process, though 3 were asked for: it stopped before workers could take over"
+    )
+
+
 def test_check_with_two_workers_gives_the_same_report() -> None:
     args = ["check", "bench", "--engine", "explicit", "--format", "json", "--no-progress"]
     one = CliRunner().invoke(cli.cli, args)
     two = CliRunner().invoke(cli.cli, [*args, "--explore-workers", "2"])
     assert one.exit_code == two.exit_code == 0, two.output
-    import json
 
     def verdicts(out: str) -> list[tuple[Any, ...]]:
         doc = json.loads(out)
         return [(r["name"], r["verdict"], r["states"], r.get("trace")) for r in doc["properties"]]
 
     assert verdicts(two.stdout) == verdicts(one.stdout)
+    # The report says how the search was shared out, and why it stayed in one process here.
+    searches = json.loads(two.stdout)["explicit_searches"]
+    assert searches == [
+        {
+            "states": 5_017,
+            "workers": 2,
+            "worker_processes": 0,
+            "sequential_because": "fewer than 65,536 states: too few to share out",
+        }
+    ]
+    assert "explicit_searches" not in json.loads(one.stdout)
+    jsonschema.validate(json.loads(two.stdout), json.loads(SCHEMA_FILE.read_text("utf-8")))
+    text = CliRunner().invoke(cli.cli, [*args[:-3], "--explore-workers", "2"]).stdout
+    assert (
+        "explicit search: in this process, though 2 were asked for: fewer than 65,536 states: "
+        "too few to share out\n"
+    ) in text
     help_text = " ".join(CliRunner().invoke(cli.cli, ["check", "--help"]).stdout.split())
     assert "--explore-workers N" in help_text and "identical whatever N is" in help_text
     assert "--explore-workers" in CliRunner().invoke(cli.cli, ["explore", "--help"]).stdout
 
 
-@pytest.mark.slow
+@pytest.mark.deep  # a minute; the fast tier compares a smaller Magic model
 def test_the_default_magic_model_explores_alike_with_two_workers() -> None:
     from turnproof.scenarios.bench import MAGIC_COUNTS, model_for
 
