@@ -94,15 +94,27 @@ def test_both_paths_agree_on_every_shipped_scenario(name: str) -> None:
     assert_same_exploration(built.model)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(RULESETS))
-def test_both_paths_agree_on_each_mutant(name: str) -> None:
+#: Each built-in rule set's mutants that need no other cards (composed with other cards, the
+#: scenarios cover them): the slow tier compares every fourth of each rule set, the deep tier
+#: every one.
+MUTANTS = [
+    (name, m.name) for name in sorted(RULESETS) for m in RULESETS[name].mutants if not m.cards
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "mutant"),
+    [
+        pytest.param(name, mutant, marks=pytest.mark.slow if k % 4 == 0 else pytest.mark.deep)
+        for name in sorted(RULESETS)
+        for k, mutant in enumerate(m for n, m in MUTANTS if n == name)
+    ],
+)
+def test_both_paths_agree_on_each_mutant(name: str, mutant: str) -> None:
     rs = RULESETS[name]
-    for mutant in rs.mutants:
-        if mutant.cards:
-            continue  # composed with other cards: the scenarios cover those
-        model = Model(rs.amend(*mutant.amendments), {**SMALL[name], **mutant.bounds})
-        assert_same_successors(model, max_states=50_000)
+    m = rs.mutant(mutant)
+    model = Model(rs.amend(*m.amendments), {**SMALL[name], **m.bounds})
+    assert_same_successors(model, max_states=50_000)
 
 
 def test_the_compiler_says_which_instances_fall_back() -> None:

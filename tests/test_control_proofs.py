@@ -64,12 +64,19 @@ def test_control_properties_are_proved_for_every_value_of_the_open_bounds(name: 
     assert set(cert["used"]) - {"the property itself"} <= set(cert["invariant"])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "mutant", "prop"),
     [
-        ("mindslaver", "control-outlasts-turn", "control-ends-when-next-turn-begins"),
-        (SCENARIO, "first-control-wins", "last-control-effect-wins"),
+        pytest.param(
+            "mindslaver",
+            "control-outlasts-turn",
+            "control-ends-when-next-turn-begins",
+            marks=pytest.mark.slow,
+        ),
+        # About a minute: the deep tier's.
+        pytest.param(
+            SCENARIO, "first-control-wins", "last-control-effect-wins", marks=pytest.mark.deep
+        ),
     ],
 )
 def test_the_mutants_are_not_proved(name: str, mutant: str, prop: str) -> None:

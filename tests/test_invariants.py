@@ -121,7 +121,7 @@ def test_open_range_keeps_a_top_class() -> None:
     assert not claim.holds([7, 3], index) and claim.holds([7, 4], index)
 
 
-@pytest.mark.slow
+@pytest.mark.deep  # 2 minutes on 2 cores: the deep tier's (the default check proves it too)
 def test_eoc_effects_proved_for_every_bound_and_not_for_its_mutant() -> None:
     """Spacer alone does not prove that 'until end of combat' effects exist only in combat (it
     needs facts about the stack, the resolving object and the turn-ending process); the

@@ -200,7 +200,7 @@ CLOSED_CARD_HOLES = {
 }
 
 
-@pytest.mark.slow
+@pytest.mark.deep  # 90 s; the slow tier closes the Magic core's and the Riftbound chain's
 def test_the_holes_found_in_the_magic_cards_are_closed() -> None:
     _assert_closed(builtin_rulesets()["magic"], CLOSED_CARD_HOLES)
 

@@ -56,7 +56,7 @@ def test_a_loop_that_does_not_end_has_no_ranking() -> None:
     assert "cancel out" in got and "resolve(trig=1)" in got
 
 
-@pytest.mark.slow
+@pytest.mark.deep  # 3 minutes on 2 cores: the deep tier's (the default check proves it too)
 def test_magic_cleanup_terminates_for_every_bound_and_not_for_its_mutant() -> None:
     """Issue 3's example: cleanup terminates for any hand size and any number of 'until end
     of turn' effects (and of turns, actions, damage, mana and loyalty). The plain search over

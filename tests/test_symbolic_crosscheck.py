@@ -56,8 +56,14 @@ def test_engines_agree_on_small_bounds(name: str) -> None:
         assert [e for _, e, _ in report.depth_counts] == [1, 2, 4, 7, 12, 20, 31]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", RULESETS)
+@pytest.mark.parametrize(
+    "name",
+    # Magic's takes a minute: the deep tier's; the others are the slow tier's.
+    [
+        pytest.param(n, marks=pytest.mark.deep if n == "magic" else pytest.mark.slow)
+        for n in RULESETS
+    ],
+)
 def test_engines_agree_on_larger_bounds(name: str) -> None:
     rs = builtin_rulesets()[name]
     assert_agree(Model(rs, larger_bounds(rs)), depth=6, max_states=3_000)
