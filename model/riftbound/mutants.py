@@ -38,6 +38,30 @@ def _focus_stays(s: Any, x: Any, b: Any) -> Any:
     return core.pass_focus.fn(s, x, b).replace(focus=s.focus, prio=s.focus)
 
 
+def _priority_to_the_next(s: Any, x: Any, b: Any) -> Any:
+    """Nothing is pending: the player after the newest item's controller gains priority."""
+    t = core.gain_priority.fn(s, x, b)
+    return t.replace(prio=next_player(t.prio, b.players))
+
+
+def _focus_to_the_next(s: Any, x: Any, b: Any) -> Any:
+    """A cleanup that starts a showdown gives Focus to the player after the contester."""
+    t = core.cleanup.fn(s, x, b)
+    starts = x.And(x.Not(s.showdown), t.showdown)
+    return t.replace(focus=x.If(starts, next_player(t.focus, b.players), t.focus))
+
+
+def _contest_without_a_cleanup(s: Any, x: Any, b: Any) -> Any:
+    """Contesting a battlefield stages a showdown but makes no cleanup outstanding: the state
+    stays Open, and the showdown waits for whatever cleanup comes next."""
+    return core.contest.fn(s, x, b).replace(stage=s.stage, tasks=s.tasks)
+
+
+def _showdown_ends_at_once(s: Any, x: Any, b: Any) -> Any:
+    """The player with Focus ends the showdown without the others passing it."""
+    return core.showdown_ends.fn(s.replace(passes=b.players - 1), x, b)
+
+
 def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
     return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
 
@@ -204,6 +228,50 @@ MUTANTS = (
             ),
         ),
         ("triggers-wait-for-resolution",),
+    ),
+    Mutant(
+        "priority-to-the-next-player",
+        "337 misread: when nothing is pending, the player after the newest item's controller "
+        "gains priority",
+        (
+            _rewritten(
+                core.gain_priority,
+                "the player after the newest item's controller gains priority",
+                _priority_to_the_next,
+            ),
+        ),
+        ("priority-goes-to-the-newest-items-controller",),
+    ),
+    Mutant(
+        "focus-to-the-opponent",
+        "345 misread: when a showdown starts, the player after the contester gains Focus",
+        (_rewritten(core.cleanup, "the contester's opponent gains Focus", _focus_to_the_next),),
+        ("the-contester-gains-focus",),
+    ),
+    Mutant(
+        "contest-without-a-cleanup",
+        "323.8 ignored: contesting a battlefield is not a move that makes a cleanup "
+        "outstanding, so its showdown waits while the players go on acting",
+        (
+            _rewritten(
+                core.contest,
+                "contesting makes no cleanup outstanding",
+                _contest_without_a_cleanup,
+            ),
+        ),
+        ("showdown-starts-before-anyone-acts",),
+    ),
+    Mutant(
+        "showdown-ends-at-once",
+        "347 misread: the player with Focus ends the showdown without every player passing",
+        (
+            _rewritten(
+                core.showdown_ends,
+                "the showdown ends without all players passing Focus",
+                _showdown_ends_at_once,
+            ),
+        ),
+        ("showdown-ends-when-all-pass-focus",),
     ),
     Mutant(
         "no-main-phase-end",

@@ -24,6 +24,7 @@ from turnproof.model.riftbound.core import (
     FINALIZING,
     IMMEDIATE,
     TARGETING,
+    Contest,
     Opener,
     Phase,
     RbState,
@@ -285,6 +286,61 @@ def _fired_while_resolving(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
     return x.And(s.stage == Stage.RESOLVED, x.Not(x.seq_is_empty(s.waiting)))
 
 
+def _newest_controller_gains(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """Priority in a Closed state begins with the controller of the newest item (337, 338),
+    with no passes counted yet; passing it on (339) is the only other way it moves."""
+    gains = x.And(s.stage != Stage.PRIORITY, t.stage == Stage.PRIORITY)
+    return x.Implies(gains, x.And(t.prio == x.seq_top(t.chain).ctrl, t.passes == 0))
+
+
+def _staged_until_the_cleanup(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    """A staged showdown: a cleanup is outstanding in the main phase, in an Open state (no
+    chain, none just emptied) outside a showdown, so the next rule to fire is that cleanup,
+    which starts it. Nobody may act meanwhile (the stage is TASKS)."""
+    return x.Implies(
+        s.contest == Contest.STAGED,
+        x.And(
+            s.stage == Stage.TASKS,
+            s.tasks,
+            s.phase == Phase.MAIN,
+            x.Not(closed(s, x)),
+            s.opener == Opener.NONE,
+            x.Not(s.showdown),
+        ),
+    )
+
+
+FOCUS_PASSED = Monitor(
+    "focus_passed",
+    IntRange(0, 4),
+    init=lambda s, x, b: 0,
+    # Passes of Focus in succession in this showdown, counted from the rules that fired (never
+    # from the rules' own ``passes`` counter): passing Focus adds one; any other choice of a
+    # player (a play, an ability, a pass of priority on a chain) starts the count again, and so
+    # does a step outside a showdown.
+    update=lambda s, t, r, m, x, b: (
+        x.If(s.showdown, x.Min(m.focus_passed + 1, b.players), 0)
+        if r.citation == "RB 348"
+        else 0
+        if r.kind is Kind.CHOICE
+        else x.If(s.showdown, m.focus_passed, 0)
+    ),
+)
+
+
+def _showdown_ends_after_passes(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """The showdown ends exactly when all players have passed Focus in succession: only then
+    (347), Focus is not passed round again instead (348), and once it has ended it is over,
+    with a cleanup outstanding for the change of state (319)."""
+    ends = x.And(s.showdown, x.Not(t.showdown))
+    all_passed = m.focus_passed == b.players - 1
+    return x.And(
+        x.Implies(ends, x.And(r.citation == "RB 347", all_passed)),
+        x.Implies(r.citation == "RB 348", m.focus_passed + 1 < b.players),
+        x.Implies(r.citation == "RB 347", x.And(x.Not(t.showdown), t.tasks)),
+    )
+
+
 PROPERTIES = (
     terminates(
         "expiration-terminates",
@@ -425,6 +481,47 @@ PROPERTIES = (
         ),
         antecedent=lambda s, x, b, m: x.And(s.stage == Stage.OPEN, s.showdown),
         citations=("RB 348", "RB 313"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "priority-goes-to-the-newest-items-controller",
+        "when nothing is pending any more, the controller of the newest item on the chain gains "
+        "priority (337, 338), with no passes counted yet",
+        _newest_controller_gains,
+        antecedent=_has_priority,
+        citations=("RB 337", "RB 338", "RB 339"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "the-contester-gains-focus",
+        "when a showdown starts, the player who contested the battlefield, the turn player, "
+        "gains Focus (345)",
+        lambda s, t, r, x, b, m: x.Implies(
+            x.And(x.Not(s.showdown), t.showdown), t.focus == active(s, b)
+        ),
+        antecedent=lambda s, x, b, m: s.showdown,
+        citations=("RB 344", "RB 345"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "showdown-starts-before-anyone-acts",
+        "a contested battlefield's showdown starts at the cleanup that the move makes "
+        "outstanding (323.8, 345): until then the state stays in the main phase with that "
+        "cleanup outstanding, no chain and no showdown, and nobody may act",
+        _staged_until_the_cleanup,
+        antecedent=lambda s, x, b, m: s.contest == Contest.STAGED,
+        citations=("RB 323.8", "RB 344", "RB 345"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "showdown-ends-when-all-pass-focus",
+        "a showdown ends when, and only when, all players have passed Focus in succession "
+        "(347, 348; the passes are counted from the rules that fired), and a cleanup follows "
+        "its end (319)",
+        _showdown_ends_after_passes,
+        antecedent=lambda s, x, b, m: s.showdown,
+        monitors=(FOCUS_PASSED,),
+        citations=("RB 347", "RB 348", "RB 319"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),
