@@ -5,7 +5,8 @@ backend starts one per worker).
 
 Ctrl-C is ignored here: a terminal sends it to the whole process group, and the process that
 started the worker decides (it keeps the answers that had arrived and ends its workers). A
-worker whose parent has gone (its output closed) exits quietly."""
+worker whose parent has gone exits: at once when the parent dies (``die_with_parent``), or
+quietly when it finds its output closed."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import signal
 import sys
 
 from turnproof.checks.hunt import answer_job
+from turnproof.checks.workers import die_with_parent
 
 
 def main() -> None:
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:

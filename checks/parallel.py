@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 from turnproof.checks.encoding import Codec
+from turnproof.checks.workers import die_with_parent
 
 #: Units a worker holds at once: the one it expands and the one waiting for it.
 SLOTS = 2
@@ -77,8 +78,11 @@ def _serve(
     expanders: Any,
     field_index: int,
     monitor: Callable[..., Any],
+    parent: int,
 ) -> None:
-    """A worker's loop: take a unit, answer it, until told to stop or the parent is gone."""
+    """A worker's loop: take a unit, answer it, until told to stop or the parent is gone (it
+    dies with the parent, even one killed by SIGKILL)."""
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for conn in others:
         conn.close()
@@ -177,6 +181,7 @@ class WorkerPool:
                         expanders,
                         field_index,
                         monitor,
+                        os.getpid(),
                     ),
                     name=f"turnproof-explore-{w}",
                     daemon=True,

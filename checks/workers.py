@@ -17,8 +17,10 @@ in the worker, so a script without a ``__main__`` guard can call the engine too.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
@@ -98,6 +100,29 @@ class _Failure:
     exit_code: int
 
 
+#: The environment variable that tells a worker process which process started it.
+PARENT_ENV = "TURNPROOF_PARENT_PID"
+
+#: Linux's prctl option: the signal a process receives when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """In a worker process: be killed at once when the process that started it dies, even by
+    SIGKILL, which runs no clean-up of its own (Linux's ``PR_SET_PDEATHSIG``, through libc;
+    elsewhere the worker ends when it finds its pipes closed). ``parent`` is that process's
+    id (default: :data:`PARENT_ENV`'s); a worker whose parent died before it asked exits
+    here."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is None:
+        given = os.environ.get(PARENT_ENV, "")
+        parent = int(given) if given.isdigit() else None
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
 _live: set[subprocess.Popen[bytes]] = set()
 _live_lock = threading.Lock()
 
@@ -105,10 +130,12 @@ _live_lock = threading.Lock()
 def start_worker(args: Sequence[str], *, pipe_stderr: bool = True) -> subprocess.Popen[bytes]:
     """Start a worker process, its standard input and output piped (and its standard error,
     unless ``pipe_stderr`` is false: then it is this process's), that :func:`end_workers` ends
-    if it is still running then; :func:`forget` it once it has exited."""
+    if it is still running then; :func:`forget` it once it has exited. The worker learns this
+    process's id (:data:`PARENT_ENV`), so that it dies with it (:func:`die_with_parent`)."""
     with _live_lock:  # started and remembered at once: end_workers misses none
         proc = subprocess.Popen(
             list(args),
+            env={**os.environ, PARENT_ENV: str(os.getpid())},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if pipe_stderr else None,
@@ -182,6 +209,7 @@ def _run_in_subprocess(task: Task) -> Any:
 
 def main() -> None:
     """Worker entry point: one pickled task on stdin, its pickled answer on stdout."""
+    die_with_parent()
     task = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - sent by run_tasks
     try:
         answer = run_task(task)

@@ -330,3 +330,31 @@ def test_a_bound_that_cannot_be_open_says_where_not_what_the_solver_said(
     result = invoke("check", "magic", "--engine", "symbolic", "--for-all", bound)
     assert_bad_input(result, f"bound {bound} cannot be left open: {where}; bounds that can be")
     assert "Symbolic expressions" not in result.stderr and "ArithRef" not in result.stderr
+
+
+@pytest.mark.skipif(not procs.HAS_PROC, reason="needs Linux's /proc")
+def test_no_worker_outlives_a_command_killed_by_sigkill() -> None:
+    """SIGKILL runs none of the command's own clean-up: the workers die with it all the same
+    (they ask the kernel to kill them when their parent dies)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "turnproof.scenarios", "check", "magic", "--engine", "symbolic",
+         "--property", "cleanup-terminates", "--property", "end-the-turn-terminates",
+         "--format", "json", "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        kids: set[int] = set()
+        while len(kids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            kids = procs.children(proc.pid)
+        assert len(kids) == 2, "both workers started"
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(procs.alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [k for k in kids if procs.alive(k)], "no worker outlives the command"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

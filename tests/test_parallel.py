@@ -378,3 +378,33 @@ def test_the_default_magic_model_explores_alike_with_two_workers() -> None:
 
     one, two = both(model_for("magic"))
     assert (one.states, one.transitions) == MAGIC_COUNTS and two.worker_processes == 2
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="needs Linux's /proc")
+def test_no_exploring_worker_outlives_a_command_killed_by_sigkill() -> None:
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "turnproof.scenarios", "check", "bench", "--engine", "explicit",
+         "--bound", "turns=20", "--bound", "cap=8", "--bound", "budget=6", "--explore-workers",
+         "2", "--format", "json", "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        kids: set[int] = set()
+        while len(kids) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            kids = children(proc.pid)
+        assert len(kids) == 2, "both workers started"
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while any(alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [k for k in kids if alive(k)], "no worker outlives the command"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
