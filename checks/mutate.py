@@ -14,7 +14,11 @@ unchanged. The operators (:data:`OPERATORS`):
   the next player in turn order;
 * ``keep-field``: one keyword of a ``.replace(...)`` call dropped (the field keeps its value).
 
-Clause keyword defaults and the decorator (its ``when`` guard) are left alone. Each mutant is
+The functions the cards give the core's hooks (a Deathknell's ``dies``, a play effect's
+``played``) are mutated the same way, one card's hook at a time (``CARD.HOOK``, such as
+``grim-sentinel.dies``), each mutant put in place of that card's contribution
+(:class:`~turnproof.model.rules.ReplaceHook`). Clause keyword defaults and the decorator (its
+``when`` guard) are left alone. Each mutant is
 checked by the explicit engine at the given bounds against the property suite (:func:`run`):
 
 * ``equivalent``: its reachable state graph is the base's (the same states, and the same
@@ -56,7 +60,7 @@ from turnproof.checks.results import (
 )
 from turnproof.checks.runner import Selection
 from turnproof.model.errors import ModelError, TurnproofError
-from turnproof.model.rules import Model, Replace, Rule, RuleSet
+from turnproof.model.rules import Model, Replace, ReplaceHook, Rule, RuleSet
 
 #: The state fields that name the player who acts.
 PLAYER_FIELDS = ("prio", "focus")
@@ -348,12 +352,66 @@ def players_source(ruleset: RuleSet) -> str | None:
     return None
 
 
+def hook_names(ruleset: RuleSet) -> list[str]:
+    """The cards' hooks that mutants are made of, as ``CARD.HOOK`` (the card's key), in card
+    order, then in the order the card declares them."""
+    if ruleset.setup is None:
+        return []
+    return [f"{c.key}.{hook}" for c in ruleset.setup.cards for hook in c.pack.hooks]
+
+
+def _hook_mutants(ruleset: RuleSet, names: Sequence[str], players: str | None) -> list[Generated]:
+    """The mutants of the cards' hook functions named (``CARD.HOOK``; every one when ``names``
+    is empty): each one mutation of the function, put in place of the card's contribution to
+    the hook (:class:`~turnproof.model.rules.ReplaceHook`)."""
+    out: list[Generated] = []
+    setup = ruleset.setup
+    for name in hook_names(ruleset):
+        if names and name not in names:
+            continue
+        key, hook = name.split(".", 1)
+        assert setup is not None
+        card = setup.card(key)
+        fn, _ = _unwrap(card.pack.hooks[hook])
+        if not isinstance(fn, types.FunctionType):
+            continue
+        try:
+            tree, start = _source_tree(fn)
+        except (OSError, TypeError, SyntaxError, TurnproofError):
+            continue
+        arg_names = [a.arg for a in tree.body[0].args.args]  # type: ignore[attr-defined]
+        counters: dict[str, int] = {}
+        for site in sites(tree, arg_names, players):
+            n = counters[site.operator] = counters.get(site.operator, 0) + 1
+            common: dict[str, Any] = dict(
+                id=f"{name}:{site.operator}:{n}",
+                rule=name,
+                citation=f"{card.name}'s {hook} hook",
+                card=card.name,
+                operator=site.operator,
+                target=fn.__qualname__,
+                module=fn.__module__,
+                line=start + site.line - 1,
+                what=site.what,
+            )
+            try:
+                mutated = compile_function(apply(tree, site, arg_names, players or ""), fn)
+            except Exception as exc:  # noqa: BLE001 - any failure makes the mutant invalid
+                out.append(Generated(**common, error=f"does not compile: {exc}"))
+                continue
+            change = ReplaceHook(card.key, hook, mutated, f"MUTANT: {site.what}")
+            out.append(Generated(**common, amendment=change))
+    return out
+
+
 def generate(ruleset: RuleSet, rules: Sequence[str] = ()) -> list[Generated]:
-    """Every generated mutant of ``ruleset``'s rules (only those named in ``rules``, if any),
-    in rule order, then operator order, then source order."""
+    """Every generated mutant of ``ruleset``'s rules and of its cards' hooks (only those named
+    in ``rules``, if any: a rule by its name, a hook as ``CARD.HOOK``), in rule order, then
+    operator order, then source order; the hooks' after the rules'."""
     out: list[Generated] = []
     chosen = [r for r in ruleset.rules if not rules or r.name in rules]
     players = players_source(ruleset)
+    hooks = [n for n in rules if n in hook_names(ruleset)]
     for r in chosen:
         base, layers = _unwrap(r.fn)
         counters: dict[str, int] = {}
@@ -385,6 +443,8 @@ def generate(ruleset: RuleSet, rules: Sequence[str] = ()) -> list[Generated]:
                 new_base = fn if not t.cell else _with_cell(base, t.cell, fn)
                 mutated = replace(r, fn=_rewrap(new_base, layers), summary=f"MUTANT: {site.what}")
                 out.append(Generated(**common, mutated=mutated))
+    if not rules or hooks:
+        out += _hook_mutants(ruleset, hooks, players)
     return out
 
 
@@ -532,9 +592,10 @@ def _one(
     def done(status: str, **kw: Any) -> MutantResult:
         return MutantResult(g, status, seconds=time.perf_counter() - t0, **kw)
 
-    if g.mutated is None:
+    if g.mutated is None and g.amendment is None:
         return done("invalid", reason=g.error)
-    model = Model(ruleset.amend(Replace(g.rule, g.mutated)), values)
+    change = g.amendment if g.amendment is not None else Replace(g.rule, g.mutated)
+    model = Model(ruleset.amend(change), values)
     try:
         ex = explicit.explore(model, (), limits)
     except ModelError as exc:

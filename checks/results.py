@@ -527,6 +527,9 @@ class Generated:
     what: str
     mutated: Any = field(default=None, compare=False, repr=False)  # the mutated Rule
     error: str = ""
+    # For a card's hook (``rule`` is then ``CARD.HOOK``): the amendment that puts the mutated
+    # function in its place, instead of a mutated rule.
+    amendment: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

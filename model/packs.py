@@ -50,6 +50,7 @@ from turnproof.model.rules import (
     Bounds,
     BoundSpec,
     DeriveHook,
+    ReplaceHook,
     Rule,
     RuleSet,
 )
@@ -338,7 +339,7 @@ class Setup:
     cast: Mapping[int, Play]
     resolving_kinds: tuple[int, ...] = ()
     damage_targets: tuple[DamageTarget, ...] = ()
-    derived: tuple[DeriveHook, ...] = ()
+    derived: tuple[DeriveHook | ReplaceHook, ...] = ()
     #: Each kind's traits and stats (:class:`KindSpec`), by the kind's value, and the kinds
     #: with each trait the core declares (in kind order), and the card each kind comes from.
     traits: Mapping[int, frozenset[str]] = field(default_factory=dict)
@@ -432,6 +433,22 @@ class Setup:
             before = partial(fn, me=card)
             after = partial(fn, me=card, **dict(a.clauses))
             hooks[a.hook] = tuple(after if _same(f, before) else f for f in hooks[a.hook])
+        return replace(self, hooks=hooks, derived=self.derived + (a,))
+
+    def replace_hook(self, a: ReplaceHook) -> Setup:
+        """This setup with one card's contribution to one hook replaced by ``a.fn`` (see
+        :class:`~turnproof.model.rules.ReplaceHook`), given the card as ``me`` as the card's
+        own function is."""
+        card = self.card(a.card)
+        fn = card.pack.hooks.get(a.hook)
+        if fn is None:
+            raise UnknownNameError("hook", a.hook, card.pack.hooks, where=f"card {card.name}")
+        mine = partial(fn, me=card)
+        hooks = dict(self.hooks)
+        hooks[a.hook] = tuple(
+            partial(a.fn, *f.args, **f.keywords) if isinstance(f, partial) and _same(f, mine) else f
+            for f in hooks[a.hook]
+        )
         return replace(self, hooks=hooks, derived=self.derived + (a,))
 
 

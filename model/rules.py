@@ -362,7 +362,23 @@ class DeriveHook:
         return f"derive {self.card}:{self.hook}({shown})"
 
 
-Amendment = Replace | Remove | Add | Variant | Derive | DeriveHook
+@dataclass(frozen=True)
+class ReplaceHook:
+    """Put ``fn`` in place of what a card (by its key or name) contributes to one of its
+    game's hooks: a generated mutant of the card's hook (``turnproof mutate``). ``fn`` takes
+    what the card's own function takes (its card as ``me`` included); ``summary`` says what
+    changed."""
+
+    card: str
+    hook: str
+    fn: Callable[..., Any] = field(compare=False, repr=False)
+    summary: str = ""
+
+    def label(self) -> str:
+        return f"replace {self.card}:{self.hook} ({self.summary})"
+
+
+Amendment = Replace | Remove | Add | Variant | Derive | DeriveHook | ReplaceHook
 
 
 @dataclass(frozen=True)
@@ -516,10 +532,10 @@ class RuleSet:
         applied = list(self.amended)
         setup = self.setup
         for a in amendments:
-            if isinstance(a, DeriveHook):
+            if isinstance(a, DeriveHook | ReplaceHook):
                 if setup is None:
                     raise AmendmentError(f"{a.label()}: rule set {self.name} has no card packs")
-                setup = setup.derive_hook(a)
+                setup = setup.derive_hook(a) if isinstance(a, DeriveHook) else setup.replace_hook(a)
                 applied.append(a.label())
                 continue
             if isinstance(a, Variant):

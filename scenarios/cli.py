@@ -1183,7 +1183,8 @@ def diff_command(
     "rule_names",
     multiple=True,
     metavar="NAME",
-    help="Mutate only this rule (repeatable). Default: every rule, the cards' too.",
+    help="Mutate only this rule, or this card's hook as CARD.HOOK (repeatable; `turnproof "
+    "cards` lists the cards). Default: every rule and every hook, the cards' too.",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(DIFF_FORMATS), default="text", help="Output format."
@@ -1199,7 +1200,9 @@ def mutate_command(
 ) -> int:
     """Generate mutants of each rule from its source and run the properties against them.
 
-    For each rule (the core's and the cards'), one mutation at a time: a guard's conjunct
+    For each rule (the core's and the cards') and each function a card gives one of the
+    core's hooks (CARD.HOOK, such as a Deathknell's dies hook), one mutation at a time: a
+    guard's conjunct
     dropped (an x.require, or an operand of its x.And), a comparison flipped, the player who
     acts swapped for the next one, or a field the rule resets left alone. Each mutant is
     checked by the explicit engine (default bounds: turns=1 where the rule set has turns):
@@ -1229,9 +1232,10 @@ def mutate_command(
         bound_texts = ("turns=1",)
     selection, _ = _selection(target, (), bound_texts, None, None)
     ruleset = selection.model.ruleset
+    choices = [*ruleset.rule_names(), *mutation.hook_names(ruleset)]
     for name in rule_names:
-        if name not in ruleset.rule_names():
-            raise UnknownNameError("rule", name, ruleset.rule_names())
+        if name not in choices:
+            raise UnknownNameError("rule or card hook", name, choices)
     if out is not None:
         check_out_dir(out)
     show = not no_progress

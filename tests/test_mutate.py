@@ -11,6 +11,7 @@ from turnproof.checks import mutate
 from turnproof.checks.runner import select
 from turnproof.model.magic import compose_magic
 from turnproof.model.registry import builtin_rulesets
+from turnproof.model.rules import ReplaceHook
 from turnproof.reports import mutate as mutate_report
 from turnproof.reports.document import Run
 
@@ -49,6 +50,40 @@ def test_a_cards_resolution_mutates_the_cards_effect_too() -> None:
     effects = [g for g in made if g.target == "effect=_resolve"]
     assert effects and all(g.module == "turnproof.model.magic.cards.shock" for g in effects)
     assert any(g.what == "s.replace(...) leaves dmg alone" for g in effects)
+
+
+def test_a_cards_hooks_are_mutated_too() -> None:
+    riftbound = builtin_rulesets()["riftbound"]
+    assert "scholars-tome.draw" in mutate.hook_names(riftbound)
+    made = {g.id: g for g in mutate.generate(riftbound, ["scholars-tome.draw"])}
+    assert sorted(made) == [
+        "scholars-tome.draw:flip-comparison:1",
+        "scholars-tome.draw:flip-comparison:2",
+    ]
+    g = made["scholars-tome.draw:flip-comparison:1"]
+    assert g.what == "p == me.controller: == -> !=" and g.card == "Scholar's Tome"
+    assert g.module == "turnproof.model.riftbound.cards.scholars_tome"
+    assert g.citation == "Scholar's Tome's draw hook" and g.mutated is None
+    assert isinstance(g.amendment, ReplaceHook) and g.amendment.card == "scholars-tome"
+    # Only that card's contribution to that hook changes.
+    amended = riftbound.amend(g.amendment)
+    before, after = riftbound.setup.hooks, amended.setup.hooks
+    assert [f is h for f, h in zip(before["draw"], after["draw"], strict=True)].count(False) == 1
+    assert all(before[k] == after[k] for k in before if k != "draw")
+    assert amended.content_hash() != riftbound.content_hash()
+    # Every mutant of every rule comes first, then the hooks'.
+    every = mutate.generate(riftbound)
+    assert every[-1].rule in mutate.hook_names(riftbound)
+
+
+def test_a_hook_mutant_is_checked_like_a_rules() -> None:
+    riftbound = builtin_rulesets()["riftbound"]
+    mid = "scholars-tome.draw:flip-comparison:2"
+    got = _run(riftbound, [mid])[mid]
+    assert got.status == "killed" and "triggers-wait-for-resolution" in got.killed_by
+    bad = invoke("mutate", "riftbound", "--rule", "scholars-tome.drew", "--no-progress")
+    assert bad.exit_code == 2 and "unknown rule or card hook 'scholars-tome.drew'" in bad.stderr
+    assert "did you mean 'scholars-tome.draw'?" in bad.stderr
 
 
 def test_a_dropped_guard_of_pass_end_step_is_killed_by_the_named_property() -> None:
