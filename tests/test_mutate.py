@@ -257,6 +257,11 @@ CLOSED_CHAIN_HOLES = {
     "showdown_ends:drop-guard:2": "showdown-ends-when-all-pass-focus",
     "showdown_ends:keep-field:1": "showdown-ends-when-all-pass-focus",
     "showdown_ends:keep-field:4": "showdown-ends-when-all-pass-focus",
+    # The cards' hooks: their mutants went from 28.6% (2 of 7) killed to 85.7% (6 of 7).
+    "firebrand.played:flip-comparison:1": "firebrand-play-effect-fires-when-it-is-played",
+    "firebrand.played:flip-comparison:2": "firebrand-play-effect-fires-when-it-is-played",
+    "grim-sentinel.dies:flip-comparison:1": "grim-sentinel-deathknell-fires-when-it-dies",
+    "scholars-tome.draw:flip-comparison:1": "scholars-tome-triggers-when-you-draw",
 }
 
 

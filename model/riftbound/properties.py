@@ -286,6 +286,36 @@ def _fired_while_resolving(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
     return x.And(s.stage == Stage.RESOLVED, x.Not(x.seq_is_empty(s.waiting)))
 
 
+def trigger_fires_exactly_when(
+    name: str,
+    description: str,
+    card: str,
+    trigger: str,
+    event: Any,
+    citations: tuple[str, ...],
+) -> Any:
+    """A card's property: its trigger (the kind named ``trigger``) fires for the card's
+    controller in exactly the steps in which ``event(s, t, r, x, b)`` happens: never for
+    another event, another player, or not at all."""
+
+    def kind(b: Bounds) -> int:
+        return int(getattr(b.setup.kinds, trigger))
+
+    def claim(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+        ctrl = b.setup.card(card).controller
+        fired = _new(s, t, x, lambda it: x.And(it.what == kind(b), it.ctrl == ctrl))
+        return x.Eq(fired, event(s, t, r, x, b))
+
+    return step(
+        name,
+        description,
+        claim,
+        antecedent=lambda s, x, b, m: x.seq_any(s.waiting, lambda it: it.what == kind(b)),
+        citations=citations,
+        for_all=FOR_ALL,
+    )
+
+
 def _newest_controller_gains(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     """Priority in a Closed state begins with the controller of the newest item (337, 338),
     with no passes counted yet; passing it on (339) is the only other way it moves."""

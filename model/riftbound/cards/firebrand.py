@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from turnproof.model.packs import KindSpec, Pack
-from turnproof.model.riftbound.core import deal, enters, fire, kinds
+from turnproof.model.properties import Mutant
+from turnproof.model.riftbound.core import Zone, deal, enters, fire, kinds, slot_of
+from turnproof.model.riftbound.properties import trigger_fires_exactly_when
+from turnproof.model.rules import ReplaceHook
 from turnproof.model.schema import Term
 
 
@@ -23,6 +26,17 @@ def _played(s: Any, x: Any, b: Any, *, me: Any, p: Term, what: Term) -> Any:
 def _trigger(s: Any, x: Any, b: Any, *, me: Any) -> Any:
     """2 damage to its target unit"""
     return deal(s, x, b, s.res.tgt, 2)
+
+
+def _any_play(s: Any, x: Any, b: Any, *, me: Any, p: Term, what: Term) -> Any:
+    """A mutant's hook: Firebrand's play effect fires for any card its controller plays."""
+    return _played(s, x, b, me=me, p=p, what=kinds(b).FIREBRAND)
+
+
+def _played_me(s: Any, t: Any, r: Any, x: Any, b: Any) -> Term:
+    """Firebrand finished being played: it went from the chain to the board (359)."""
+    k = slot_of(b, kinds(b).FIREBRAND)
+    return x.And(s.perm[k].zone == Zone.CHAIN, t.perm[k].zone == Zone.BOARD)
 
 
 CARD = Pack(
@@ -42,6 +56,25 @@ CARD = Pack(
     cast={"FIREBRAND": None},
     hooks={"played": _played},
     zones=("hand", "board"),
+    properties=(
+        trigger_fires_exactly_when(
+            "firebrand-play-effect-fires-when-it-is-played",
+            "Firebrand's play effect fires for its controller when Firebrand's play completes "
+            "(it enters the board from the chain: 419.4, 383.4.a), and for no other card",
+            "firebrand",
+            "T_FIREBRAND",
+            _played_me,
+            ("RB 383.4.a", "RB 419.4", "RB 359"),
+        ),
+    ),
+    mutants=(
+        Mutant(
+            "firebrand-on-any-play",
+            "'when you play me' read as 'when you play a card'",
+            (ReplaceHook("firebrand", "played", _any_play, "the play effect fires for any card"),),
+            ("firebrand-play-effect-fires-when-it-is-played",),
+        ),
+    ),
     each=False,
     sources=("shared/examples/rulings.md RB-03", "RiftJudge #11175, #3002"),
     module=__name__,

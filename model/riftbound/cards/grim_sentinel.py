@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from turnproof.model.packs import KindSpec, Pack
-from turnproof.model.riftbound.core import draw, enters, fire, kinds, slot_of
+from turnproof.model.properties import Mutant
+from turnproof.model.riftbound.core import Zone, draw, enters, fire, kinds, slot_of
+from turnproof.model.riftbound.properties import trigger_fires_exactly_when
+from turnproof.model.rules import ReplaceHook
 from turnproof.model.schema import Term
 
 
@@ -24,6 +27,17 @@ def _dies(s: Any, x: Any, b: Any, *, me: Any, slot: int, cond: Term) -> Any:
 def _trigger(s: Any, x: Any, b: Any, *, me: Any) -> Any:
     """its controller draws a card"""
     return draw(s, x, b, s.res.ctrl)
+
+
+def _any_death(s: Any, x: Any, b: Any, *, me: Any, slot: int, cond: Term) -> Any:
+    """A mutant's hook: the Deathknell fires when any unit dies."""
+    return _dies(s, x, b, me=me, slot=slot_of(b, kinds(b).GRIM_SENTINEL), cond=cond)
+
+
+def _i_died(s: Any, t: Any, r: Any, x: Any, b: Any) -> Term:
+    """Grim Sentinel died: it went from the board to the trash (323.3)."""
+    k = slot_of(b, kinds(b).GRIM_SENTINEL)
+    return x.And(s.perm[k].zone == Zone.BOARD, t.perm[k].zone == Zone.TRASH)
 
 
 CARD = Pack(
@@ -44,6 +58,29 @@ CARD = Pack(
     cast={"GRIM_SENTINEL": None},
     hooks={"dies": _dies},
     zones=("board", "hand"),
+    properties=(
+        trigger_fires_exactly_when(
+            "grim-sentinel-deathknell-fires-when-it-dies",
+            "Grim Sentinel's Deathknell fires for its controller when Grim Sentinel dies "
+            "(323.3), and when no other unit does",
+            "grim-sentinel",
+            "T_GRIM",
+            _i_died,
+            ("RB 323.3",),
+        ),
+    ),
+    mutants=(
+        Mutant(
+            "deathknell-on-any-death",
+            "a Deathknell ('when I die') read as 'when a unit dies'",
+            (
+                ReplaceHook(
+                    "grim-sentinel", "dies", _any_death, "the Deathknell fires on any death"
+                ),
+            ),
+            ("grim-sentinel-deathknell-fires-when-it-dies",),
+        ),
+    ),
     each=False,
     sources=("RB 323.3",),
     module=__name__,

@@ -12,7 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from turnproof.model.packs import KindSpec, Pack
+from turnproof.model.properties import Mutant
 from turnproof.model.riftbound.core import deal, fire, kinds
+from turnproof.model.riftbound.properties import trigger_fires_exactly_when
+from turnproof.model.rules import ReplaceHook
 from turnproof.model.schema import Term
 
 
@@ -23,6 +26,17 @@ def _draw(s: Any, x: Any, b: Any, *, me: Any, p: Term, count: Term) -> Any:
 def _trigger(s: Any, x: Any, b: Any, *, me: Any) -> Any:
     """1 damage to its target enemy unit"""
     return deal(s, x, b, s.res.tgt, 1)
+
+
+def _any_draw(s: Any, x: Any, b: Any, *, me: Any, p: Term, count: Term) -> Any:
+    """A mutant's hook: the Tome triggers whoever draws."""
+    return _draw(s, x, b, me=me, p=me.controller, count=count)
+
+
+def _drew(s: Any, t: Any, r: Any, x: Any, b: Any) -> Term:
+    """The Tome's controller drew: their hand grew, and not by a card put back (358.4)."""
+    c = b.setup.card("scholars-tome").controller
+    return x.And(r.citation != "RB 358.4", x.get(t.hand, c) > x.get(s.hand, c))
 
 
 CARD = Pack(
@@ -40,6 +54,26 @@ CARD = Pack(
     resolve={"T_TOME": _trigger},
     hooks={"draw": _draw},
     zones=("board",),
+    properties=(
+        trigger_fires_exactly_when(
+            "scholars-tome-triggers-when-you-draw",
+            "Scholar's Tome triggers for its controller each time they draw, and at no other "
+            "time: not when another player draws, nor when a card is put back into a hand "
+            "(358.4)",
+            "scholars-tome",
+            "T_TOME",
+            _drew,
+            ("RB 383.1", "RB 401.2"),
+        ),
+    ),
+    mutants=(
+        Mutant(
+            "tome-on-any-draw",
+            "'when you draw' read as 'when a player draws'",
+            (ReplaceHook("scholars-tome", "draw", _any_draw, "the Tome triggers on any draw"),),
+            ("scholars-tome-triggers-when-you-draw",),
+        ),
+    ),
     each=False,
     sources=("shared/examples/rulings.md RB-05", "RB 402.3"),
     module=__name__,
