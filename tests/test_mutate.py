@@ -232,6 +232,7 @@ CLOSED_CARD_HOLES = {
     "finish_resolving:keep-field:1": "nothing-resolves-once-it-has-finished",
     "end_turn_d:keep-field:5": "ending-process-is-over-when-its-step-begins",
     "end_turn_d:keep-field:4": "creatures-leave-combat-with-it",
+    "end-step-watcher.step_begins:swap-player:1": "end-step-watcher-triggers-at-your-end-step",
 }
 
 
