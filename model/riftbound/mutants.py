@@ -62,6 +62,11 @@ def _showdown_ends_at_once(s: Any, x: Any, b: Any) -> Any:
     return core.showdown_ends.fn(s.replace(passes=b.players - 1), x, b)
 
 
+def _main_without_a_cleanup(s: Any, x: Any, b: Any) -> Any:
+    """The main phase begins with no cleanup outstanding."""
+    return core.main_begins.fn(s, x, b).replace(tasks=s.tasks)
+
+
 def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
     return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
 
@@ -272,6 +277,16 @@ MUTANTS = (
             ),
         ),
         ("showdown-ends-when-all-pass-focus",),
+    ),
+    Mutant(
+        "main-phase-without-a-cleanup",
+        "319 overlooked for a phase transition: the main phase begins with no cleanup outstanding",
+        (
+            _rewritten(
+                core.main_begins, "no cleanup as the main phase begins", _main_without_a_cleanup
+            ),
+        ),
+        ("a-cleanup-follows-each-change",),
     ),
     Mutant(
         "no-main-phase-end",

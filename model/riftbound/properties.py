@@ -286,6 +286,16 @@ def _fired_while_resolving(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
     return x.And(s.stage == Stage.RESOLVED, x.Not(x.seq_is_empty(s.waiting)))
 
 
+def _cleanup_follows(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A cleanup is outstanding after the changes 319 lists that the model has: a phase's
+    start (a phase transition), an item joining the chain (a pending item added), and a
+    showdown's start or end (a status change)."""
+    started = x.And(s.stage == Stage.BEGIN, t.stage == Stage.TASKS)
+    joined = t.chain.length > s.chain.length
+    status = x.Not(x.Eq(s.showdown, t.showdown))
+    return x.Implies(x.Or(started, joined, status), t.tasks)
+
+
 def trigger_fires_exactly_when(
     name: str,
     description: str,
@@ -552,6 +562,24 @@ PROPERTIES = (
         antecedent=lambda s, x, b, m: s.showdown,
         monitors=(FOCUS_PASSED,),
         citations=("RB 347", "RB 348", "RB 319"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "an-item-follows-its-instructions-once",
+        "a resolving item follows its instructions once and is then resolved, waiting only "
+        "to finish (340, 419.4): no step leaves it resolving",
+        lambda s, t, r, x, b, m: x.Implies(s.stage == Stage.RESOLVING, t.stage == Stage.RESOLVED),
+        antecedent=lambda s, x, b, m: s.stage == Stage.RESOLVING,
+        citations=("RB 340", "RB 419.4"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "a-cleanup-follows-each-change",
+        "a cleanup becomes an outstanding task after a phase transition, a pending item being "
+        "added to the chain, and a showdown starting or ending (319)",
+        _cleanup_follows,
+        antecedent=lambda s, x, b, m: s.tasks,
+        citations=("RB 319", "RB 322"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from turnproof.model.packs import KindSpec, Pack
-from turnproof.model.riftbound.core import deal, draw
+from turnproof.model.packs import KindSpec, Pack, resolution_name
+from turnproof.model.properties import Mutant
+from turnproof.model.riftbound.core import Stage, deal, draw
+from turnproof.model.rules import derive
 
 
-def _resolve(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+def _resolve(s: Any, x: Any, b: Any, *, me: Any, again: bool = False) -> Any:
     """3 damage to its target unit, then its controller draws a card"""
-    return draw(deal(s, x, b, s.res.tgt, 3), x, b, s.res.ctrl)
+    t = draw(deal(s, x, b, s.res.tgt, 3), x, b, s.res.ctrl)
+    # ``again``: a mutant's, whose Strike stays resolving and follows its instructions again.
+    return t.replace(stage=Stage.RESOLVING) if again else t
 
 
 CARD = Pack(
@@ -35,6 +39,21 @@ CARD = Pack(
     resolve={"STRIKE": _resolve},
     cast={"STRIKE": None},
     zones=("hand",),
+    mutants=(
+        Mutant(
+            "strike-resolves-again",
+            "340 misread: Strike, having followed its instructions, stays resolving and "
+            "follows them again",
+            (
+                derive(
+                    resolution_name("STRIKE"),
+                    "MUTANT: Strike stays resolving and resolves again",
+                    again=True,
+                ),
+            ),
+            ("an-item-follows-its-instructions-once",),
+        ),
+    ),
     sources=("shared/examples/rulings.md RB-01, RB-05, RB-06",),
     module=__name__,
 )
