@@ -263,6 +263,11 @@ CLOSED_CHAIN_HOLES = {
     "firebrand.played:flip-comparison:2": "firebrand-play-effect-fires-when-it-is-played",
     "grim-sentinel.dies:flip-comparison:1": "grim-sentinel-deathknell-fires-when-it-dies",
     "scholars-tome.draw:flip-comparison:1": "scholars-tome-triggers-when-you-draw",
+    # A resolving item's instructions followed once, and a cleanup after each change (319):
+    # the whole rule set's mutants went from 75.3% (137 of 182) killed to 82.5% (156 of 189).
+    "resolve_strike:keep-field:1": "an-item-follows-its-instructions-once",
+    "main_begins:keep-field:2": "a-cleanup-follows-each-change",
+    "play:keep-field:7": "a-cleanup-follows-each-change",
 }
 
 
