@@ -899,7 +899,7 @@ def remove_without_choice(s: RbState, x: Any, b: Bounds) -> Any:
     return went_through(s.replace(chain=remove_item(x, b, s.chain, i)), x)
 
 
-def _legal(s: RbState, x: Any, b: Bounds, it: Item) -> Term:
+def passes_legality_check(s: RbState, x: Any, b: Bounds, it: Item) -> Term:
     """The item passes its legality check (358): its cost can be paid, and one that targets has
     a legal choice."""
     payable = x.get(s.pool, it.ctrl) >= stat(x, it.what, "cost", b)
@@ -917,7 +917,7 @@ def _legal(s: RbState, x: Any, b: Bounds, it: Item) -> Term:
 def undo_illegal(s: RbState, x: Any, b: Bounds) -> Any:
     i, it = _finalizable(s, x)
     x.require(is_kind(x, it.what, "card", b))
-    x.require(x.Not(_legal(s, x, b, it)))
+    x.require(x.Not(passes_legality_check(s, x, b, it)))
     t = s.replace(chain=remove_item(x, b, s.chain, i), tasks=True)
     perm, hand = t.perm, t.hand
     permanent: Term = False
@@ -1078,14 +1078,17 @@ def end_main(s: RbState, x: Any, b: Bounds) -> Any:
     params={"card": lambda b: b.setup.castable},
     when={"stage": (Stage.OPEN, Stage.PRIORITY)},
 )
-def play(s: RbState, x: Any, b: Bounds, card: int, *, closed_timing: bool = True) -> Any:
+def play(
+    s: RbState, x: Any, b: Bounds, card: int, *, closed_timing: bool = True, unpayable: bool = False
+) -> Any:
     p = s.prio
     chosen = b.setup.cast[card]
     card, timing, owner = chosen.kind, chosen.timing, chosen.card
     x.require(x.get(s.used, p) < b.actions)
     x.require(owner.controls(p))
     x.require(timing_ok(s, x, b, card, closed_timing))
-    x.require(x.get(s.pool, p) >= b.setup.stat(card, "cost"))
+    if not unpayable:  # ``unpayable``: a mutant's, offering plays whose cost cannot be paid
+        x.require(x.get(s.pool, p) >= b.setup.stat(card, "cost"))
     if timing is not None:
         x.require(timing(s, x, b, p))
     if any(b.setup.has_trait(card, tr) for tr in TARGETING):

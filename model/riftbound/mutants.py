@@ -67,6 +67,21 @@ def _main_without_a_cleanup(s: Any, x: Any, b: Any) -> Any:
     return core.main_begins.fn(s, x, b).replace(tasks=s.tasks)
 
 
+def _main_ends_in_a_showdown(s: Any, x: Any, b: Any) -> Any:
+    """The turn player ends the main phase even in a showdown."""
+    return core.end_main.fn(s.replace(showdown=False), x, b).replace(showdown=s.showdown)
+
+
+def _pools_kept(s: Any, x: Any, b: Any) -> Any:
+    """The expiration step begins without emptying the rune pools."""
+    return core.expiration_begins.fn(s, x, b).replace(pool=s.pool)
+
+
+def _spell_kept_in_hand(s: Any, x: Any, b: Any, card: int, **kw: Any) -> Any:
+    """A card played from the count of its player's hand stays counted in it."""
+    return core.play.fn(s, x, b, card, **kw).replace(hand=s.hand)
+
+
 def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
     return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
 
@@ -287,6 +302,38 @@ MUTANTS = (
             ),
         ),
         ("a-cleanup-follows-each-change",),
+    ),
+    Mutant(
+        "main-phase-ends-in-a-showdown",
+        "305 misread: the turn player ends the main phase in the middle of a showdown",
+        (
+            _rewritten(
+                core.end_main, "the main phase ends even in a showdown", _main_ends_in_a_showdown
+            ),
+        ),
+        ("phases-follow-in-order",),
+    ),
+    Mutant(
+        "pools-survive-the-turn",
+        "317.2 half applied: the ending special cleanup heals the units but leaves the rune "
+        "pools as they are",
+        (_rewritten(core.expiration_begins, "the rune pools are not emptied", _pools_kept),),
+        ("the-expiration-step-begins-with-its-special-cleanup",),
+    ),
+    Mutant(
+        "played-spell-stays-in-hand",
+        "349 half applied: a spell goes on the chain, and its card stays in its player's hand",
+        (_rewritten(core.play, "the card stays in hand", _spell_kept_in_hand),),
+        ("a-card-is-played-from-its-controllers-hand",),
+        bounds={"actions": 1},
+    ),
+    Mutant(
+        "unpayable-plays-offered",
+        "358 left to undo: a player may begin playing a card whose cost they cannot pay, and "
+        "the failed legality check undoes it",
+        (derive("play", "MUTANT: plays are offered whatever their cost", unpayable=True),),
+        ("a-played-card-passes-its-legality-check",),
+        bounds={"actions": 1},
     ),
     Mutant(
         "no-main-phase-end",

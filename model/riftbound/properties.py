@@ -29,12 +29,15 @@ from turnproof.model.riftbound.core import (
     Phase,
     RbState,
     Stage,
+    Zone,
     closed,
     has_pending,
     is_any,
     is_kind,
     legal_target,
+    passes_legality_check,
     pending_index,
+    slots,
     target_count,
 )
 from turnproof.model.rules import Bounds, Kind
@@ -294,6 +297,66 @@ def _cleanup_follows(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) 
     joined = t.chain.length > s.chain.length
     status = x.Not(x.Eq(s.showdown, t.showdown))
     return x.Implies(x.Or(started, joined, status), t.tasks)
+
+
+def _phases_in_order(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A phase or step ends only for the next one, which begins at its beginning (its
+    turn-based actions first); the turn changes only as the expiration step ends (306); and the
+    main phase ends only in a Neutral Open state: no chain and no showdown (305)."""
+    moved = s.phase != t.phase
+    nxt = x.If(s.phase == Phase.EXPIRATION, int(Phase.START), s.phase + 1)
+    wraps = x.And(s.phase == Phase.EXPIRATION, t.phase == Phase.START)
+    leaves_main = x.And(s.phase == Phase.MAIN, moved)
+    return x.And(
+        x.Implies(moved, x.And(t.phase == nxt, t.stage == Stage.BEGIN)),
+        x.Implies(wraps, t.turn == s.turn + 1),
+        x.Implies(t.turn != s.turn, wraps),
+        x.Implies(leaves_main, x.And(s.stage == Stage.OPEN, x.Not(s.showdown))),
+    )
+
+
+def _special_cleanup_done(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """As the expiration step's beginning ends, its special cleanup has been done: every unit
+    is healed and every rune pool is empty (317.2)."""
+    done = x.And(s.phase == Phase.EXPIRATION, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN)
+    healed = [pm.dmg == 0 for pm in t.perm]
+    empty = [x.get(t.pool, p) == 0 for p in range(b.players)]
+    return x.Implies(done, x.And(*healed, *empty))
+
+
+def _pending_cards_legal(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    """Every pending card on the chain will pass its legality check (358): its controller can
+    pay its cost, and one that targets has a legal choice."""
+    return x.Not(
+        x.seq_any(
+            s.chain,
+            lambda it: x.And(
+                x.Not(it.fin),
+                is_kind(x, it.what, "card", b),
+                x.Not(passes_legality_check(s, x, b, it)),
+            ),
+        )
+    )
+
+
+def _played_from_hand(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A card joins the chain only as a player plays it (349): the player with priority (or
+    who may act), a card they control, moved from their hand (a permanent the model follows
+    from its hand zone; another card from the count of their hand)."""
+    top = x.seq_top(t.chain)
+    joined = x.And(t.chain.length > s.chain.length, is_kind(x, top.what, "card", b))
+    followed = {sl.kind: k for k, sl in enumerate(slots(b))}
+    ways = []
+    for play in b.setup.cast.values():
+        if play.kind in followed:
+            k = followed[play.kind]
+            moved = x.And(s.perm[k].zone == Zone.HAND, t.perm[k].zone == Zone.CHAIN)
+        else:
+            moved = x.get(t.hand, top.ctrl) == x.get(s.hand, top.ctrl) - 1
+        ways.append(x.And(top.what == play.kind, play.card.controls(top.ctrl), moved))
+    if not ways:
+        return x.Not(joined)
+    return x.Implies(joined, x.And(top.ctrl == s.prio, x.Or(*ways)))
 
 
 def trigger_fires_exactly_when(
@@ -580,6 +643,46 @@ PROPERTIES = (
         _cleanup_follows,
         antecedent=lambda s, x, b, m: s.tasks,
         citations=("RB 319", "RB 322"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "phases-follow-in-order",
+        "a phase or step ends only for the next one (start, main, ending step, expiration "
+        "step), which begins with its turn-based actions; the turn changes only as the "
+        "expiration step ends (306); the main phase ends only in a Neutral Open state (305)",
+        _phases_in_order,
+        antecedent=lambda s, x, b, m: s.phase == Phase.EXPIRATION,
+        citations=("RB 305", "RB 306", "RB 314", "RB 317"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "the-expiration-step-begins-with-its-special-cleanup",
+        "the expiration step begins with the ending special cleanup: every unit is healed and "
+        "every rune pool empties (317.2)",
+        _special_cleanup_done,
+        antecedent=lambda s, x, b, m: x.And(s.phase == Phase.EXPIRATION, s.stage == Stage.BEGIN),
+        citations=("RB 317.2", "RB 324.2"),
+        for_all=FOR_ALL,
+    ),
+    always(
+        "a-played-card-passes-its-legality-check",
+        "a player is offered only the plays that pass their legality check (358): while a card "
+        "is pending its controller can pay its cost (356, 357) and, if it targets, it has a "
+        "legal choice (355), so no play is undone (358.4)",
+        _pending_cards_legal,
+        antecedent=lambda s, x, b, m: x.seq_any(
+            s.chain, lambda it: x.And(x.Not(it.fin), is_kind(x, it.what, "card", b))
+        ),
+        citations=("RB 358", "RB 358.4", "RB 356", "RB 355"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "a-card-is-played-from-its-controllers-hand",
+        "a card joins the chain only as the player with priority (or who may act) plays it, a "
+        "card they control, from their hand (349)",
+        _played_from_hand,
+        antecedent=_may_act,
+        citations=("RB 349", "RB 310.1.a", "RB 338"),
         for_all=FOR_ALL,
     ),
     no_deadlock(citations=("RB 305", "RB 337", "RB 339"), for_all=FOR_ALL),

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from turnproof.model.packs import Field, KindSpec, Pack
-from turnproof.model.riftbound.core import Stage, activate, each, kinds, per_player, prio
-from turnproof.model.rules import Kind, rule
+from turnproof.model.properties import Mutant, step
+from turnproof.model.riftbound.core import Phase, Stage, activate, each, kinds, per_player, prio
+from turnproof.model.riftbound.properties import FOR_ALL
+from turnproof.model.rules import Kind, derive, rule
 from turnproof.model.schema import BoolDomain, Term
 
 
@@ -25,11 +27,13 @@ from turnproof.model.schema import BoolDomain, Term
     decider=prio,
     when={"stage": (Stage.OPEN, Stage.PRIORITY)},
 )
-def activate_rune(s: Any, x: Any, b: Any, *, me: Any) -> Any:
+def activate_rune(s: Any, x: Any, b: Any, *, me: Any, exhaust: bool = True) -> Any:
     p = s.prio
     x.require(me.controls(p))
     x.require(x.get(s.rune_ready, p))
     t = activate(s, x, b, kinds(b).RUNE_ADD)
+    if not exhaust:  # a mutant's: the rune stays ready
+        return t
     return t.replace(rune_ready=x.set(t.rune_ready, p, False))
 
 
@@ -45,6 +49,23 @@ def _awaken(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Any:
     if me.controller is not None and me.controller != p:
         return s
     return s.replace(rune_ready=x.set(s.rune_ready, p, True))
+
+
+def _exhausted_to_add(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Term:
+    """A rune's Add ability joins the chain only as the player with priority (or who may act)
+    exhausts their ready rune to activate it (400.2), and a rune readies only in the start
+    phase (its awaken step, 315.1)."""
+    top = x.seq_top(t.chain)
+    joined = x.And(t.chain.length > s.chain.length, top.what == kinds(b).RUNE_ADD)
+    c = top.ctrl
+    spent = x.And(c == s.prio, x.get(s.rune_ready, c), x.Not(x.get(t.rune_ready, c)))
+    readied = [
+        x.Implies(
+            x.And(x.Not(x.get(s.rune_ready, p)), x.get(t.rune_ready, p)), t.phase == Phase.START
+        )
+        for p in range(b.players)
+    ]
+    return x.And(x.Implies(joined, spent), *readied)
 
 
 CARD = Pack(
@@ -65,6 +86,27 @@ CARD = Pack(
     rules=(activate_rune,),
     resolve={"RUNE_ADD": _resolve},
     hooks={"awaken": _awaken},
+    properties=(
+        step(
+            "a-rune-is-exhausted-to-add-energy",
+            "a rune's Add ability joins the chain only as the player with priority (or who may "
+            "act) exhausts their ready rune to activate it (400.2); it readies again only as "
+            "their turn starts (315.1)",
+            _exhausted_to_add,
+            antecedent=lambda s, x, b, m: x.get(s.rune_ready, s.prio),
+            citations=("RB 400.2", "RB 315.1"),
+            for_all=FOR_ALL,
+        ),
+    ),
+    mutants=(
+        Mutant(
+            "rune-stays-ready",
+            "400.2's cost forgotten: the rune's ability is activated and the rune stays ready",
+            (derive("activate_rune", "MUTANT: the rune is not exhausted", exhaust=False),),
+            ("a-rune-is-exhausted-to-add-energy",),
+            bounds={"actions": 1},
+        ),
+    ),
     zones=("board",),
     module=__name__,
 )
