@@ -16,12 +16,20 @@ from __future__ import annotations
 from typing import Any
 
 from turnproof.model.kit.players import is_one_of
+from turnproof.model.magic.core import (
+    ATTACKS_PLANESWALKER,
+    Stage,
+    Step,
+    active,
+    defender,
+    kinds,
+    prio,
+)
 from turnproof.model.magic.core import Item as StackItem
-from turnproof.model.magic.core import Stage, Step, active, kinds, prio
 from turnproof.model.magic.properties import FOR_ALL, kind_on_stack, put_on_stack
 from turnproof.model.packs import Field, KindSpec, Pack
 from turnproof.model.properties import Mutant, step
-from turnproof.model.rules import BoundSpec, DeriveHook, Kind, derive, rule
+from turnproof.model.rules import BoundSpec, DeriveHook, Kind, ReplaceHook, derive, rule
 from turnproof.model.schema import BoolDomain, IntRange, Term
 
 KEY = "sarkhan-the-dragonspeaker"
@@ -98,6 +106,23 @@ def _planeswalker(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Term:
     """He can be attacked as a planeswalker of his controller's (not while he is a creature:
     then he is no planeswalker)."""
     return x.And(p == me.controller, s.sark_here, x.Not(s.sark_anim))
+
+
+def _anyones(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Term:
+    """A mutant's hook: he counts as a planeswalker of every player's, his controller's
+    opponents' too."""
+    return x.And(s.sark_here, x.Not(s.sark_anim))
+
+
+def _attacked_as_the_defenders(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Term:
+    """A creature is declared attacking a planeswalker (Sarkhan, the one planeswalker of the
+    model) only when he is on the battlefield, no creature, and controlled by the defending
+    player (506.3, 508.1b)."""
+    declares = x.And(s.step == Step.ATTACKERS, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN)
+    ctrl = b.setup.card(KEY).controller
+    theirs = True if ctrl is None else defender(s, b) == ctrl
+    at_him = x.And(declares, t.attacking == ATTACKS_PLANESWALKER)
+    return x.Implies(at_him, x.And(theirs, s.sark_here, x.Not(s.sark_anim)))
 
 
 def _attacked(s: Any, x: Any, b: Any, *, me: Any, t: Any, p: Term, amount: Term, cond: Term) -> Any:
@@ -197,8 +222,25 @@ CARD = Pack(
             citations=("MTG 606.3", "MTG 606.4", "MTG 602.2"),
             for_all=FOR_ALL,
         ),
+        step(
+            "sarkhan-is-attacked-only-as-the-defenders-planeswalker",
+            "a creature attacks Sarkhan only as a planeswalker the defending player controls: "
+            "his controller's opponent's creature, while he is on the battlefield and not a "
+            "creature (506.3, 508.1b)",
+            _attacked_as_the_defenders,
+            antecedent=lambda s, x, b, m: x.And(s.step == Step.ATTACKERS, s.stage == Stage.BEGIN),
+            citations=("MTG 506.3", "MTG 508.1b"),
+            for_all=FOR_ALL,
+        ),
     ),
     mutants=(
+        Mutant(
+            "sarkhan-attackable-by-his-controller",
+            "'a planeswalker the defending player controls' misread: Sarkhan can be attacked "
+            "by his own controller's creature",
+            (ReplaceHook(KEY, "planeswalker", _anyones, "he is every player's planeswalker"),),
+            ("sarkhan-is-attacked-only-as-the-defenders-planeswalker",),
+        ),
         Mutant(
             "damage-after-animation",
             "514.2 not simultaneous: Sarkhan's marked damage outlives his animation and costs "
