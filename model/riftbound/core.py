@@ -891,11 +891,12 @@ def finalize_choosing(s: RbState, x: Any, b: Bounds, t: int, *, legal: bool = Tr
     kind=Kind.GAME,
     when={"stage": Stage.TASKS},
 )
-def remove_without_choice(s: RbState, x: Any, b: Bounds) -> Any:
+def remove_without_choice(s: RbState, x: Any, b: Bounds, *, checked: bool = True) -> Any:
     i, it = _finalizable(s, x)
     x.require(is_any(x, it.what, TARGETING, b))
     x.require(x.Not(is_kind(x, it.what, "card", b)))
-    x.require(x.Not(any_legal_target(s, x, b, it)))
+    if checked:  # a mutant's: removed whether or not it has a legal choice
+        x.require(x.Not(any_legal_target(s, x, b, it)))
     return went_through(s.replace(chain=remove_item(x, b, s.chain, i)), x)
 
 
@@ -929,7 +930,15 @@ def undo_illegal(s: RbState, x: Any, b: Bounds) -> Any:
     x.within(x.Or(permanent, back + 1 <= b.hand_cap), "hand_cap")
     hand = x.set(hand, it.ctrl, x.If(permanent, back, back + 1))
     used = x.get(t.used, it.ctrl)
-    return t.replace(perm=perm, hand=hand, used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)))
+    # Undone, the play never opened a chain: a card alone on the chain opened it, so the state
+    # is Open again as it was, and no Focus passes for a chain that never was (346).
+    never_opened = x.seq_is_empty(t.chain)
+    return t.replace(
+        perm=perm,
+        hand=hand,
+        used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)),
+        opener=x.If(never_opened, Opener.NONE, s.opener),
+    )
 
 
 @rule(
