@@ -206,9 +206,9 @@ CLOSED_HOLES = {
 }
 
 
-def _assert_closed(ruleset, holes: dict[str, str]) -> None:
+def _assert_closed(ruleset, holes: dict[str, str], bounds=ONE_TURN) -> None:
     """Each mutant named is killed, by the property named with it (among others)."""
-    got = _run(ruleset, list(holes))
+    got = _run(ruleset, list(holes), bounds)
     for mid, prop in holes.items():
         assert got[mid].status == "killed", mid
         assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
@@ -274,6 +274,19 @@ CLOSED_CHAIN_HOLES = {
     "resolve_strike:keep-field:1": "an-item-follows-its-instructions-once",
     "main_begins:keep-field:2": "a-cleanup-follows-each-change",
     "play:keep-field:7": "a-cleanup-follows-each-change",
+    # With the phases' order, a play from the hand, Spellwatcher's Might and a trigger without
+    # a legal choice, the whole rule set's mutants went from 82.5% to 92.6% (175 of 189).
+    "remove_without_choice:drop-guard:3": "a-trigger-without-a-legal-choice-leaves-the-chain",
+    "remove_without_choice:keep-field:1": "a-trigger-without-a-legal-choice-leaves-the-chain",
+}
+
+#: Holes that only a second turn shows, since at one turn no turn starts: the turn's start
+#: repeated, the start phase begun again, and the rune not readied as its controller's turn
+#: starts.
+CLOSED_TURN_START_HOLES = {
+    "start_turn:keep-field:1": "each-phase-begins-once",
+    "beginning_ends:keep-field:2": "each-phase-begins-once",
+    "rune.awaken:keep-field:1": "a-rune-is-exhausted-to-add-energy",
 }
 
 
@@ -283,6 +296,11 @@ def test_the_holes_found_in_the_riftbound_chain_are_closed() -> None:
     explained = mutate.explained_survivors("riftbound")
     assert {"pass_resolve:keep-field:4", "pass_resolve:keep-field:5"} <= set(explained)
     assert {"showdown_ends:keep-field:2", "contest:drop-guard:2"} <= set(explained)
+
+
+@pytest.mark.deep
+def test_the_holes_only_a_second_turn_shows_are_closed() -> None:
+    _assert_closed(builtin_rulesets()["riftbound"], CLOSED_TURN_START_HOLES, {"turns": 2})
 
 
 @pytest.mark.slow

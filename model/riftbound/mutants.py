@@ -82,6 +82,17 @@ def _spell_kept_in_hand(s: Any, x: Any, b: Any, card: int, **kw: Any) -> Any:
     return core.play.fn(s, x, b, card, **kw).replace(hand=s.hand)
 
 
+def _trigger_stays(s: Any, x: Any, b: Any) -> Any:
+    """A triggered ability with no legal choice is passed over and stays pending."""
+    return core.remove_without_choice.fn(s, x, b).replace(chain=s.chain)
+
+
+def _turn_starts_again(s: Any, x: Any, b: Any) -> Any:
+    """The turn's start leaves its beginning as it was: it runs again, and its player draws
+    again."""
+    return core.start_turn.fn(s, x, b).replace(stage=s.stage)
+
+
 def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
     return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
 
@@ -334,6 +345,42 @@ MUTANTS = (
         (derive("play", "MUTANT: plays are offered whatever their cost", unpayable=True),),
         ("a-played-card-passes-its-legality-check",),
         bounds={"actions": 1},
+    ),
+    Mutant(
+        "trigger-without-a-choice-stays",
+        "402.3 half applied: a triggered ability with no legal choice is not taken off the "
+        "chain, and finalization comes back to it",
+        (
+            _rewritten(
+                core.remove_without_choice,
+                "the trigger without a legal choice stays pending",
+                _trigger_stays,
+            ),
+        ),
+        ("a-trigger-without-a-legal-choice-leaves-the-chain",),
+        bounds={"actions": 1},
+    ),
+    Mutant(
+        "trigger-removed-despite-a-legal-choice",
+        "402.3 misread: a triggered ability that targets may leave the chain unfinalized even "
+        "when it has a legal choice",
+        (
+            derive(
+                "remove_without_choice",
+                "MUTANT: removed whether or not it has a legal choice",
+                checked=False,
+            ),
+        ),
+        ("a-trigger-without-a-legal-choice-leaves-the-chain",),
+        bounds={"actions": 1},
+    ),
+    Mutant(
+        "turn-start-repeats",
+        "315 misread: the turn's start runs again and again, its player drawing each time, "
+        "until the hand is full",
+        (_rewritten(core.start_turn, "the turn's start runs again", _turn_starts_again),),
+        ("each-phase-begins-once",),
+        bounds={"turns": 2},  # the second turn's start shows it
     ),
     Mutant(
         "no-main-phase-end",

@@ -30,6 +30,7 @@ from turnproof.model.riftbound.core import (
     RbState,
     Stage,
     Zone,
+    any_legal_target,
     closed,
     has_pending,
     is_any,
@@ -255,6 +256,30 @@ def _targets_chosen_legally(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m
     return x.And(*out)
 
 
+def _removed_without_a_choice(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """When finalization reaches a triggered ability that targets (nothing else to do first:
+    no cleanup outstanding, nothing waiting), whatever happens next takes it off the chain
+    exactly when it has no legal choice (402.3), and finalizes it in place when it has one."""
+    found, i = pending_index(x, s)
+    it = x.seq_get(s.chain, i)
+    reached = x.And(
+        s.stage == Stage.TASKS,
+        x.Not(s.tasks),
+        x.seq_is_empty(s.waiting),
+        found,
+        is_any(x, it.what, TARGETING, b),
+        x.Not(is_kind(x, it.what, "card", b)),
+    )
+    gone = t.chain.length == s.chain.length - 1
+    return x.Implies(reached, x.Eq(gone, x.Not(any_legal_target(s, x, b, it))))
+
+
+def _trigger_to_finalize(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
+    found, i = pending_index(x, s)
+    it = x.seq_get(s.chain, i)
+    return x.And(found, is_any(x, it.what, TARGETING, b), x.Not(is_kind(x, it.what, "card", b)))
+
+
 def _targeting_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
     return x.seq_any(s.chain, lambda it: x.And(x.Not(it.fin), is_any(x, it.what, TARGETING, b)))
 
@@ -313,6 +338,14 @@ def _phases_in_order(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) 
         x.Implies(t.turn != s.turn, wraps),
         x.Implies(leaves_main, x.And(s.stage == Stage.OPEN, x.Not(s.showdown))),
     )
+
+
+def _begins_once(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
+    """A phase or step begins once: its turn-based start runs once and leaves its beginning
+    (a turn's awaken and draw, 315), and it begins again only by starting over, as the
+    expiration step does when items went through FEPR in it (317.2.f)."""
+    again = x.And(t.stage == Stage.BEGIN, t.phase == s.phase, t.turn == s.turn)
+    return x.Implies(again, x.And(s.stage != Stage.BEGIN, s.phase == Phase.EXPIRATION))
 
 
 def _special_cleanup_done(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
@@ -554,6 +587,16 @@ PROPERTIES = (
         citations=("RB 355", "RB 358", "RB 337.1.b"),
         for_all=FOR_ALL,
     ),
+    step(
+        "a-trigger-without-a-legal-choice-leaves-the-chain",
+        "when finalization reaches a triggered ability that targets, it leaves the chain, not "
+        "countered, exactly when it has no legal choice (402.3, 402.3.a); with one, it is "
+        "finalized with its target and stays",
+        _removed_without_a_choice,
+        antecedent=_trigger_to_finalize,
+        citations=("RB 402.3", "RB 402.3.a", "RB 337.1.b"),
+        for_all=FOR_ALL,
+    ),
     always(
         "nothing-resolves-once-it-has-finished",
         "an item is resolving only from the moment the passes let it until it finishes "
@@ -653,6 +696,16 @@ PROPERTIES = (
         _phases_in_order,
         antecedent=lambda s, x, b, m: s.phase == Phase.EXPIRATION,
         citations=("RB 305", "RB 306", "RB 314", "RB 317"),
+        for_all=FOR_ALL,
+    ),
+    step(
+        "each-phase-begins-once",
+        "a phase or step begins once in a turn: its turn-based start (a turn's awaken and "
+        "draw, 315) runs once and leaves its beginning; only the expiration step starts over, "
+        "when items went through FEPR in it (317.2.f)",
+        _begins_once,
+        antecedent=lambda s, x, b, m: s.stage == Stage.BEGIN,
+        citations=("RB 315", "RB 315.4", "RB 317.2.f"),
         for_all=FOR_ALL,
     ),
     step(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from turnproof.model.kit.players import active
 from turnproof.model.packs import Field, KindSpec, Pack
 from turnproof.model.properties import Mutant, step
 from turnproof.model.riftbound.core import Phase, Stage, activate, each, kinds, per_player, prio
 from turnproof.model.riftbound.properties import FOR_ALL
-from turnproof.model.rules import Kind, derive, rule
+from turnproof.model.rules import Kind, ReplaceHook, derive, rule
 from turnproof.model.schema import BoolDomain, Term
 
 
@@ -53,23 +54,37 @@ def _awaken(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Any:
 
 def _exhausted_to_add(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Term:
     """A rune's Add ability joins the chain only as the player with priority (or who may act)
-    exhausts their ready rune to activate it (400.2), and a rune readies only in the start
-    phase (its awaken step, 315.1)."""
+    exhausts their ready rune to activate it (400.2); a rune readies only in the start phase of
+    its controller's turn, and it is ready once that turn has started (its awaken, 315.1)."""
     top = x.seq_top(t.chain)
     joined = x.And(t.chain.length > s.chain.length, top.what == kinds(b).RUNE_ADD)
     c = top.ctrl
     spent = x.And(c == s.prio, x.get(s.rune_ready, c), x.Not(x.get(t.rune_ready, c)))
+    a = active(s, b)
     readied = [
         x.Implies(
-            x.And(x.Not(x.get(s.rune_ready, p)), x.get(t.rune_ready, p)), t.phase == Phase.START
+            x.And(x.Not(x.get(s.rune_ready, p)), x.get(t.rune_ready, p)),
+            x.And(t.phase == Phase.START, a == p),
         )
         for p in range(b.players)
     ]
-    return x.And(x.Implies(joined, spent), *readied)
+    # As a turn starts (its awaken, 315.1), the turn player's rune is ready, if it is theirs.
+    starts = x.And(s.phase == Phase.START, s.stage == Stage.BEGIN, t.stage != Stage.BEGIN)
+    ctrl = b.setup.card(KEY).controller
+    theirs = True if ctrl is None else a == ctrl
+    awake = x.Implies(x.And(starts, theirs), x.get(t.rune_ready, a))
+    return x.And(x.Implies(joined, spent), awake, *readied)
 
+
+def _never_readies(s: Any, x: Any, b: Any, *, me: Any, p: Term) -> Any:
+    """A mutant's hook: nothing readies the rune as its controller's turn starts."""
+    return s
+
+
+KEY = "rune"
 
 CARD = Pack(
-    key="rune",
+    key=KEY,
     name="Rune",
     text="Rune. Exhaust: Add 1 energy.",
     abstract=True,
@@ -90,8 +105,8 @@ CARD = Pack(
         step(
             "a-rune-is-exhausted-to-add-energy",
             "a rune's Add ability joins the chain only as the player with priority (or who may "
-            "act) exhausts their ready rune to activate it (400.2); it readies again only as "
-            "their turn starts (315.1)",
+            "act) exhausts their ready rune to activate it (400.2); it readies again as their "
+            "turn starts, and only then (315.1)",
             _exhausted_to_add,
             antecedent=lambda s, x, b, m: x.get(s.rune_ready, s.prio),
             citations=("RB 400.2", "RB 315.1"),
@@ -105,6 +120,14 @@ CARD = Pack(
             (derive("activate_rune", "MUTANT: the rune is not exhausted", exhaust=False),),
             ("a-rune-is-exhausted-to-add-energy",),
             bounds={"actions": 1},
+        ),
+        Mutant(
+            "rune-never-readies",
+            "315.1 overlooked for the rune: an exhausted rune stays exhausted in its controller's "
+            "next turn",
+            (ReplaceHook(KEY, "awaken", _never_readies, "nothing readies the rune"),),
+            ("a-rune-is-exhausted-to-add-energy",),
+            bounds={"turns": 2},  # the second turn's start shows it
         ),
     ),
     zones=("board",),
