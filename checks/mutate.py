@@ -22,7 +22,9 @@ The functions the cards give the core's hooks (a Deathknell's ``dies``, a play e
 checked by the explicit engine at the given bounds against the property suite (:func:`run`):
 
 * ``equivalent``: its reachable state graph is the base's (the same states, and the same
-  edges: source, target and rule instance), so no property can tell them apart;
+  edges: source, target and rule instance), so no property can tell them apart; when its rule
+  never fires on the base within the bounds, its reason says so (:data:`DORMANT`): it is
+  equivalent there only, and larger bounds may tell it apart;
 * ``killed``: some property's outcome that passed on the base fails (the kill matrix names
   them), or a rule leaves a field's domain (the engine's own check, ``domain-check``);
 * ``survived``: the graph changed and every property still passes: a hole, shown with a trace
@@ -520,6 +522,13 @@ def _check(
     return CheckReport(model.describe(), dict(model.bounds), ordered, ["explicit"]).outcomes()
 
 
+#: The reason an equivalent mutant gives when its rule never fires on the base within the bounds.
+DORMANT = (
+    "its rule never fires on the base within these bounds, so nothing here can tell it apart: "
+    "equivalent within these bounds only"
+)
+
+
 def run(
     selection: Selection,
     bounds: dict[str, int] | None = None,
@@ -542,6 +551,7 @@ def run(
     reference = _check(model, props, base_ex, limits)
     base_states = {s for s, _ in base_ex.iter_states()}
     base_edges = _edges(base_ex)
+    dormant = frozenset(n for n, k in explicit.rule_coverage(base_ex).items() if k == 0)
     todo = list(mutants) if mutants is not None else generate(ruleset, rules)
     notes = explained or {}
     out: list[MutantResult] = []
@@ -559,6 +569,7 @@ def run(
             base_states,
             base_edges,
             notes,
+            dormant,
         )
         out.append(result)
         if on_result is not None:
@@ -586,6 +597,7 @@ def _one(
     base_states: set[Any],
     base_edges: set[tuple[Any, Any, int]],
     notes: dict[str, str],
+    dormant: frozenset[str] = frozenset(),
 ) -> MutantResult:
     t0 = time.perf_counter()
 
@@ -614,7 +626,7 @@ def _one(
         and _edges(ex) == base_edges
     )
     if same:
-        return done("equivalent", **size)
+        return done("equivalent", reason=DORMANT if g.rule in dormant else "", **size)
     try:
         got = _check(model, props, ex, limits)
     except ModelError as exc:

@@ -66,12 +66,18 @@ def build_mutate_report(mr: MutationReport, run: Run) -> MutateReport:
     k, s = mr.count("killed"), mr.count("survived")
     explained = s - len(mr.holes)
     rate = mr.kill_rate
-    summary = (
+    summary: tuple[str, ...] = (
         f"{plural(len(mr.results), 'mutant')}: {k} killed, {s} survived ({explained} explained), "
         f"{mr.count('equivalent')} equivalent, {mr.count('invalid')} invalid",
         "kill rate: " + ("n/a" if rate is None else f"{100 * rate:.1f}% ({k} / {k + s})"),
         f"{plural(len(mr.holes), 'hole')} in the properties",
     )
+    dormant = sum(1 for r in mr.results if r.status == "equivalent" and r.reason)
+    if dormant:
+        summary += (
+            f"{dormant} of the equivalents are in rules that never fire within these bounds: "
+            "equivalent there only (larger bounds may tell them apart)",
+        )
     return MutateReport(mr, run, header, operators, columns, summary)
 
 

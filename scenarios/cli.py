@@ -1207,9 +1207,11 @@ def mutate_command(
     acts swapped for the next one, or a field the rule resets left alone. Each mutant is
     checked by the explicit engine (default bounds: turns=1 where the rule set has turns):
     killed when a property that passes on the rule set fails; equivalent when its reachable
-    state graph is unchanged; otherwise it survived, a hole in the properties, shown with the
-    shortest trace of the changed behaviour. Survivors that a rule set's data file explains
-    (checks/survivors/NAME.toml) are listed apart, with the reason.
+    state graph is unchanged (the report says when its rule never fires within the bounds:
+    equivalent there only, so raise the bounds, e.g. --bound turns=2, to test it); otherwise it
+    survived, a hole in the properties, shown with the shortest trace of the changed behaviour.
+    Survivors that a rule set's data file explains (checks/survivors/NAME.toml) are listed
+    apart, with the reason.
 
     Exit codes: 0 no unexplained survivor, 1 some mutant survived unexplained, 2 bad input.
 

@@ -311,3 +311,17 @@ def test_magic_core_kill_rate() -> None:
     counts = {s: report.count(s) for s in mutate_report.STATUSES}
     assert counts == {"killed": 61, "survived": 2, "equivalent": 83, "invalid": 0}
     assert report.holes == ()  # both survivors are explained
+
+
+@pytest.mark.slow
+def test_an_equivalent_whose_rule_never_fires_says_it_is_equivalent_within_the_bounds_only():
+    """At one turn no Riftbound turn starts: start_turn's mutants are equivalent there only, and
+    the report says so; a rule that fires gives its equivalents no such reason."""
+    rs = builtin_rulesets()["riftbound"]
+    got = _run(rs, ["start_turn:keep-field:1", "cleanup:keep-field:1"])
+    assert got["start_turn:keep-field:1"].status == "equivalent"
+    assert got["start_turn:keep-field:1"].reason == mutate.DORMANT
+    assert got["cleanup:keep-field:1"].reason == ""
+    # Two turns show the first one for what it is: a turn's start that runs again.
+    again = _run(rs, ["start_turn:keep-field:1"], {"turns": 2})["start_turn:keep-field:1"]
+    assert again.status == "killed" and "each-phase-begins-once" in again.killed_by
