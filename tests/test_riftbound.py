@@ -95,31 +95,3 @@ def test_the_format_documents_a_riftbound_start_that_loads() -> None:
     text = 'format = 1\ntitle = "t"\n' + block + cards
     start = loader.loads(text, "FORMAT.md").build().model.initial_states()[0]
     assert start.chain.length == 2 and start.prio == 1 and start.stage.name == "PRIORITY"
-
-
-def test_an_undone_play_that_opened_the_chain_leaves_the_state_open_as_it_was() -> None:
-    """358.4 undoes everything: a card alone on the chain opened it, so once it is undone the
-    state is Open with no opener, and no Focus passes for a chain that never was (346). The
-    default cards always pass their check, so the mutant that offers unpayable plays reaches
-    the undo."""
-    from turnproof.model.packs import mutant_ruleset
-    from turnproof.model.riftbound.core import Opener
-
-    m = RIFTBOUND.mutant("unpayable-plays-offered")
-    ex = explore(Model(mutant_ruleset(RIFTBOUND, m, label=m.name), {"turns": 1, "actions": 1}))
-    index = {a.rule.name: a.index for a in ex.model.actions if a.rule.name != "play"}
-    undo, opens = index["undo_illegal"], index["becomes_open"]
-    undone = set()
-    for e, act in enumerate(ex.act):
-        if act != undo:
-            continue
-        before, after = ex.state(ex.src[e]), ex.state(ex.dst[e])
-        assert after.chain.length == before.chain.length - 1
-        if after.chain.length == 0:
-            assert after.opener is Opener.NONE
-            undone.add(ex.dst[e])
-        else:
-            assert after.opener == before.opener
-    assert undone  # the case this test is about is reached
-    # Nothing becomes Open again after the undo, so nothing passes Focus (346).
-    assert not [e for e, act in enumerate(ex.act) if act == opens and ex.src[e] in undone]

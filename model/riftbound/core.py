@@ -930,15 +930,7 @@ def undo_illegal(s: RbState, x: Any, b: Bounds) -> Any:
     x.within(x.Or(permanent, back + 1 <= b.hand_cap), "hand_cap")
     hand = x.set(hand, it.ctrl, x.If(permanent, back, back + 1))
     used = x.get(t.used, it.ctrl)
-    # Undone, the play never opened a chain: a card alone on the chain opened it, so the state
-    # is Open again as it was, and no Focus passes for a chain that never was (346).
-    never_opened = x.seq_is_empty(t.chain)
-    return t.replace(
-        perm=perm,
-        hand=hand,
-        used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)),
-        opener=x.If(never_opened, Opener.NONE, s.opener),
-    )
+    return t.replace(perm=perm, hand=hand, used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)))
 
 
 @rule(
