@@ -52,6 +52,7 @@ from turnproof.checks import explicit
 from turnproof.checks.diff import side_by_side
 from turnproof.checks.results import (
     DOMAIN_CHECK,
+    DORMANT,
     OPERATORS,
     Changed,
     CheckReport,
@@ -522,13 +523,6 @@ def _check(
     return CheckReport(model.describe(), dict(model.bounds), ordered, ["explicit"]).outcomes()
 
 
-#: The reason an equivalent mutant gives when its rule never fires on the base within the bounds.
-DORMANT = (
-    "its rule never fires on the base within these bounds, so nothing here can tell it apart: "
-    "equivalent within these bounds only"
-)
-
-
 def run(
     selection: Selection,
     bounds: dict[str, int] | None = None,
@@ -597,7 +591,7 @@ def _one(
     base_states: set[Any],
     base_edges: set[tuple[Any, Any, int]],
     notes: dict[str, str],
-    dormant: frozenset[str] = frozenset(),
+    dormant: frozenset[str],
 ) -> MutantResult:
     t0 = time.perf_counter()
 

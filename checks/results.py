@@ -510,6 +510,12 @@ OPERATORS = ("drop-guard", "drop-conjunct", "flip-comparison", "swap-player", "k
 
 DOMAIN_CHECK = "domain-check"
 
+#: The reason an equivalent mutant gives when its rule never fires on the base within the bounds.
+DORMANT = (
+    "its rule never fires on the base within these bounds, so nothing here can tell it apart: "
+    "equivalent within these bounds only"
+)
+
 
 @dataclass(frozen=True)
 class Generated:

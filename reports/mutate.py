@@ -16,7 +16,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from turnproof.checks.results import DOMAIN_CHECK, OPERATORS, MutantResult, MutationReport
+from turnproof.checks.results import (
+    DOMAIN_CHECK,
+    DORMANT,
+    OPERATORS,
+    MutantResult,
+    MutationReport,
+)
 from turnproof.reports.document import Run, format_bounds, format_seconds, plural, story_of
 from turnproof.reports.json_report import trace_json
 from turnproof.reports.markdown import code, table
@@ -72,7 +78,7 @@ def build_mutate_report(mr: MutationReport, run: Run) -> MutateReport:
         "kill rate: " + ("n/a" if rate is None else f"{100 * rate:.1f}% ({k} / {k + s})"),
         f"{plural(len(mr.holes), 'hole')} in the properties",
     )
-    dormant = sum(1 for r in mr.results if r.status == "equivalent" and r.reason)
+    dormant = sum(1 for r in mr.results if r.status == "equivalent" and r.reason == DORMANT)
     if dormant:
         summary += (
             f"{dormant} of the equivalents are in rules that never fire within these bounds: "

@@ -256,28 +256,22 @@ def _targets_chosen_legally(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m
     return x.And(*out)
 
 
+def _oldest_pending_trigger(s: RbState, x: Any, b: Bounds) -> tuple[Term, Any]:
+    """Whether the oldest pending item is a triggered ability that targets, and that item."""
+    found, i = pending_index(x, s)
+    it = x.seq_get(s.chain, i)
+    trigger = x.And(found, is_any(x, it.what, TARGETING, b), x.Not(is_kind(x, it.what, "card", b)))
+    return trigger, it
+
+
 def _removed_without_a_choice(s: RbState, t: RbState, r: Any, x: Any, b: Bounds, m: Any) -> Term:
     """When finalization reaches a triggered ability that targets (nothing else to do first:
     no cleanup outstanding, nothing waiting), whatever happens next takes it off the chain
     exactly when it has no legal choice (402.3), and finalizes it in place when it has one."""
-    found, i = pending_index(x, s)
-    it = x.seq_get(s.chain, i)
-    reached = x.And(
-        s.stage == Stage.TASKS,
-        x.Not(s.tasks),
-        x.seq_is_empty(s.waiting),
-        found,
-        is_any(x, it.what, TARGETING, b),
-        x.Not(is_kind(x, it.what, "card", b)),
-    )
+    trigger, it = _oldest_pending_trigger(s, x, b)
+    reached = x.And(s.stage == Stage.TASKS, x.Not(s.tasks), x.seq_is_empty(s.waiting), trigger)
     gone = t.chain.length == s.chain.length - 1
     return x.Implies(reached, x.Eq(gone, x.Not(any_legal_target(s, x, b, it))))
-
-
-def _trigger_to_finalize(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
-    found, i = pending_index(x, s)
-    it = x.seq_get(s.chain, i)
-    return x.And(found, is_any(x, it.what, TARGETING, b), x.Not(is_kind(x, it.what, "card", b)))
 
 
 def _targeting_pending(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
@@ -593,7 +587,7 @@ PROPERTIES = (
         "countered, exactly when it has no legal choice (402.3, 402.3.a); with one, it is "
         "finalized with its target and stays",
         _removed_without_a_choice,
-        antecedent=_trigger_to_finalize,
+        antecedent=lambda s, x, b, m: _oldest_pending_trigger(s, x, b)[0],
         citations=("RB 402.3", "RB 402.3.a", "RB 337.1.b"),
         for_all=FOR_ALL,
     ),
