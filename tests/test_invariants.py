@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from turnproof.checks import invariants
-from turnproof.checks.bmc import Deadline, violation_target
+from turnproof.checks.bmc import Deadline, step_violation_target, violation_target
 from turnproof.checks.explicit import explore
-from turnproof.checks.proofs import Query, by_invariant, spacer
+from turnproof.checks.proofs import INVARIANT_STEPS, Query, by_invariant, spacer
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.bench import BENCH
 from turnproof.model.magic import MAGIC
@@ -146,3 +146,34 @@ def test_eoc_effects_proved_for_every_bound_and_not_for_its_mutant() -> None:
     answer = by_invariant(bad, Query(benc, violation_target(benc, prop.pred), 0), Deadline(300))
     assert answer.status != "safe"
     assert "does not imply" in answer.reason
+
+
+@pytest.mark.deep  # 2 minutes on 2 cores; the deep tier's whole default check proves it too
+def test_a_few_steps_after_the_control_invariant_prove_what_its_pairs_cannot_say() -> None:
+    """Declaring attackers taps the attacker (508.1f) needs ``attacking`` to be reset in the
+    states where ``step == ATTACKERS`` and ``stage == BEGIN``: three fields, so no claim of the
+    domain says it, and the invariant alone does not imply the property. One step more does:
+    every state that enters that one comes from the beginning of combat, where the invariant
+    says that nothing attacks. The proof holds for every value of the property's open bounds.
+    The mutant whose attacker does not tap is not proved, even four steps after."""
+    prop = MAGIC.property("attacking-creature-taps")
+    model = Model(MAGIC)
+    enc = Encoding(model, prop.monitors, tuple(prop.for_all))
+    q = Query(enc, step_violation_target(enc, prop.pred), 1)
+    inv = invariants.infer(model, enc, Deadline(300), invariants.control_fields(enc, q.target(1)))
+    assert inv.ok and "attacking" in inv.fields
+    assert invariants.support(enc, inv.conjuncts, q, Deadline(60)) is None
+    answer = by_invariant(model, q, Deadline(300))
+    assert answer.status == "safe", answer.reason
+    cert = answer.certificate
+    assert cert is not None and cert["steps"] == 1
+    assert cert["method"].startswith("1-induction strengthened by the control invariant")
+    assert cert["checked"] == ["initiation", "consecution", "base (1 steps)", "induction (1 steps)"]
+    m = MAGIC.mutant("vigilance-for-all")
+    bad = Model(MAGIC.amend(*m.amendments, label=m.name), m.bounds)
+    benc = Encoding(bad, prop.monitors)
+    answer = by_invariant(
+        bad, Query(benc, step_violation_target(benc, prop.pred), 1), Deadline(300)
+    )
+    assert answer.status != "safe"
+    assert f"not even {INVARIANT_STEPS} steps after" in answer.reason
