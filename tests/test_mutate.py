@@ -290,12 +290,30 @@ CLOSED_TURN_START_HOLES = {
 }
 
 
+def _one_per_property(holes: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """``holes`` split in two: the first hole each property closes, and the others."""
+    first: dict[str, str] = {}
+    for mutant, prop in holes.items():
+        if prop not in first.values():
+            first[mutant] = prop
+    return first, {m: p for m, p in holes.items() if m not in first}
+
+
 @pytest.mark.slow
 def test_the_holes_found_in_the_riftbound_chain_are_closed() -> None:
-    _assert_closed(builtin_rulesets()["riftbound"], CLOSED_CHAIN_HOLES)
+    """Each property that closed a hole still kills the first of its holes (CI's tier); the
+    deep tier runs the others."""
+    first, _ = _one_per_property(CLOSED_CHAIN_HOLES)
+    _assert_closed(builtin_rulesets()["riftbound"], first)
     explained = mutate.explained_survivors("riftbound")
     assert {"pass_resolve:keep-field:4", "pass_resolve:keep-field:5"} <= set(explained)
     assert {"showdown_ends:keep-field:2", "contest:drop-guard:2"} <= set(explained)
+
+
+@pytest.mark.deep
+def test_every_hole_found_in_the_riftbound_chain_is_closed() -> None:
+    _, rest = _one_per_property(CLOSED_CHAIN_HOLES)
+    _assert_closed(builtin_rulesets()["riftbound"], rest)
 
 
 @pytest.mark.deep

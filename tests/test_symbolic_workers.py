@@ -148,18 +148,23 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
         assert outcome.reason
 
 
-#: The default check's three longest symbolic proofs (two termination rankings and the control
-#: invariant, about 6 of its 8 CPU minutes): each has its own slow test (test_ranking,
-#: test_invariants, and end-the-turn in the deep tier's whole default check below).
-LONGEST = ("cleanup-terminates", "end-the-turn-terminates", "eoc-effects-end-with-combat")
-#: The default check's properties that the symbolic engine leaves UNKNOWN at its default
-#: budget (180 s each; the explicit engine's EXHAUSTIVE verdict stands): BMC reaches depth
-#: 19 to 26 and neither Spacer nor the control invariant closes them in time (issue 14).
-UNPROVED = (
+#: A sample of the default check's symbolic properties for the slow tier: those the assertions
+#: below name, proved in seconds each. The deep tier's whole default check proves them all.
+SAMPLE = (
+    "apnap-order",
+    "creature-damage-never-costs-loyalty",
+    "eot-effects-end-before-next-turn",
+    "active-player-gets-priority-first",
+    "sundial-only-during-your-turn",
+)
+#: The properties a loaded machine may leave UNKNOWN in the whole default check: the four the
+#: control invariant proves only with a step of induction after it (about 100 s each cold,
+#: with Spacer's share first), and the 180 s budget may run out before.
+CLOSE_TO_THE_BUDGET = (
     "attacking-creature-taps",
     "only-an-untapped-creature-attacks",
     "attacks-a-planeswalker-only-if-there-is-one",
-    "step-ends-after-all-pass",
+    "sarkhan-is-attacked-only-as-the-defenders-planeswalker",
 )
 
 
@@ -203,10 +208,9 @@ def _default_check(property_names: tuple[str, ...] = (), may_be_unknown: Any = N
 
 @pytest.mark.slow
 def test_magic_at_default_bounds_with_both_engines() -> None:
-    skip = {*LONGEST, *UNPROVED}
-    _default_check(tuple(p.name for p in MAGIC.properties if p.name not in skip))
+    _default_check(SAMPLE, may_be_unknown=())
 
 
 @pytest.mark.deep
 def test_the_whole_default_check() -> None:
-    _default_check(may_be_unknown=UNPROVED)
+    _default_check(may_be_unknown=CLOSE_TO_THE_BUDGET)
