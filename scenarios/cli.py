@@ -989,18 +989,6 @@ def consistency_command(
         for path in written:
             click.echo(f"{PROG}: wrote {path}", err=True)
     return code
-    head = model.describe()
-    click.echo(f"{PROG} consistency: rule set {head['name']}, version {head['version']}")
-    click.echo("; ".join(notes))
-    if not findings:
-        click.echo("no inconsistency found" + ("" if complete else " in the explored part"))
-    for n, f in enumerate(findings, 1):
-        click.echo(f"\n{n}. {f.check}: {f.status}: {f.message}")
-        for r in f.rules:
-            click.echo(f"   rule: {r}")
-        if f.trace is not None:
-            click.echo(text.render_trace(f.trace))
-    return code
 
 
 def _report_out_options(stem: str) -> Callable[[F], F]:
