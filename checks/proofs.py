@@ -557,27 +557,34 @@ def by_reachable_set(q: Query, deadline: Deadline) -> Answer | None:
 INVARIANT_STEPS = 4
 
 
-def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | None:
+def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | str:
     """k-induction strengthened by the control invariant ``inv``, for the smallest ``k`` up
     to :data:`INVARIANT_STEPS` that works: no path of ``k`` steps from a state of ``inv`` ends in
     the bad condition, and none from an initial state does within fewer steps. Every reachable
     state satisfies ``inv`` (it is inductive), so every bad condition at depth ``k`` or more
     would end such a path: the property holds. It proves what the invariant's pairs of fields
     cannot say but the rules' last few steps do ("``attacking`` is reset before the attackers
-    are declared" takes the step into ``ATTACKERS``). ``None`` when no ``k`` works in time."""
+    are declared" takes the step into ``ATTACKERS``). Otherwise, why not: how far it looked."""
     enc = q.enc
-    if check_invariant(q, inv.formula(enc, 0), deadline, safety=False):
-        return None
+    problem = check_invariant(q, inv.formula(enc, 0), deadline, safety=False)
+    if problem:
+        return f"the invariant did not check: {problem}"
     for k in range(1, INVARIANT_STEPS + 1):
         # The base: no bad condition at depth steps + k - 1 from an initial state (the smaller
         # depths were checked for the smaller k).
         n = q.steps + k - 1
         base = [q.init(), *(enc.transition(i) for i in range(n)), q.target(n)]
-        if solve(z3.And(*base), deadline) != z3.unsat:
-            return None
+        answer = solve(z3.And(*base), deadline)
+        if answer != z3.unsat:
+            return (
+                f"no proof within {k - 1} steps after it; the base at depth {n} answered {answer}"
+            )
         d = n + 1
         window = [inv.formula(enc, 0), *(enc.transition(i) for i in range(d)), q.target(d)]
-        if solve(z3.And(*window), deadline) == z3.unsat:
+        answer = solve(z3.And(*window), deadline)
+        if answer != z3.unsat and answer != z3.sat:
+            return f"no proof within {k - 1} steps after it; {k} steps answered {answer}"
+        if answer == z3.unsat:
             return Answer(
                 "safe",
                 certificate={
@@ -593,7 +600,7 @@ def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | None:
                     "solver": f"z3 {z3.get_version_string()}",
                 },
             )  # fmt: skip
-    return None
+    return f"not even {INVARIANT_STEPS} steps after a state that satisfies it"
 
 
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
@@ -615,12 +622,12 @@ def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
         return Answer("unknown", reason=f"control invariant: {exc}")
     if needed is None:
         stepped = by_invariant_steps(q, inv, deadline)
-        if stepped is not None:
+        if isinstance(stepped, Answer):
             return stepped
         return Answer(
             "unknown",
-            reason=f"the strongest invariant over {', '.join(inv.fields)} does not imply it, "
-            f"not even {INVARIANT_STEPS} steps after a state that satisfies it",
+            reason=f"the strongest invariant over {', '.join(inv.fields)} does not imply it "
+            f"({stepped})",
         )
     used, relative = needed
     good = z3.Not(q.at_origin())
