@@ -355,7 +355,9 @@ def decide_open(
 
 
 #: Shares of a safety property's budget: Spacer first, then (when Spacer is unsure) the control
-#: invariant; k-induction and the bounded searches get what is left.
+#: invariant; k-induction and the bounded searches get what is left. (A share of 0.1 left
+#: step-ends-after-all-pass UNKNOWN in one run of the default check: Spacer proves it in about
+#: 14 s alone, more with both engines on 2 cores, and the invariant does not.)
 SPACER_SHARE = 0.25
 INVARIANT_SHARE = 0.6
 

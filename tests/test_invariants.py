@@ -177,3 +177,24 @@ def test_a_few_steps_after_the_control_invariant_prove_what_its_pairs_cannot_say
     )
     assert answer.status != "safe"
     assert f"not even {INVARIANT_STEPS} steps after" in answer.reason
+
+
+@pytest.mark.slow  # 21 s: two fixed points on the default Magic model
+def test_seeds_at_the_low_ends_of_the_open_bounds_reach_the_same_fixed_point() -> None:
+    """States reached with an open bound at the low end of its range seed the claims too: they
+    are states of the encoding, so the least fixed point is the same as from the model's own
+    states alone (only the number of rounds changes)."""
+    model = Model(MAGIC)
+    enc = Encoding(model, (), ("hand_max", "loyalty"))
+    assert invariants.low_ends(model, enc.open_bounds) == [
+        {"hand_max": 0, "loyalty": 1},
+        {"hand_max": 0},
+        {"loyalty": 1},
+    ]
+    own = invariants.sample_columns(model)
+    seeded = invariants.columns(model, (), enc.open_bounds)
+    assert set(zip(*seeded)) > set(zip(*own))  # the low ends add states of their own
+    fields = ["step", "stage", "proc", "stack.len", "res.what"]
+    alone, _ = invariants.fixed_point(invariants.Lattice(enc, fields, own), Deadline(120))
+    both, _ = invariants.fixed_point(invariants.Lattice(enc, fields, seeded), Deadline(120))
+    assert alone == both and alone
