@@ -38,6 +38,25 @@ def _enabled(ex: Exploration, node: int) -> list[str]:
     return sorted(keys, key=_order(ex.model))
 
 
+def _legal(ex: Exploration, node: int) -> tuple[str, ...]:
+    """The rule instances enabled in ``node`` (every node of a complete exploration is
+    expanded), in the model's action order, once each."""
+    return tuple(
+        dict.fromkeys(
+            ex.model.actions[i].label for i in sorted(ex.act[e] for e in ex.out_edges(node))
+        )
+    )
+
+
+def legal_in(model: Model, state: Any) -> tuple[str, ...]:
+    """The rule instances the interpreted rules enable in ``state``, in the model's action
+    order: what :func:`_legal` reads off the explored graph."""
+    from turnproof.model.ops import ConcreteOps
+
+    x = ConcreteOps()
+    return tuple(a.label for a in model.actions if _apply(a, state, x, model) is not None)
+
+
 def _order(model: Model) -> Any:
     position = {f"{r.citation} {r.name}": i for i, r in enumerate(model.ruleset.rules)}
     return lambda key: position.get(key, len(position))
@@ -141,6 +160,7 @@ def _fixture(
                 decider=record.decider,
                 decided_by=record.decided_by,
                 state=observe(model, ex.state(ex.dst[e]), observable),
+                legal=_legal(ex, ex.dst[e]),
             )
         )
     rules = tuple(dict.fromkeys(rule_key(model, ex.act[e]) for e in edges))
@@ -149,7 +169,8 @@ def _fixture(
         dict.fromkeys(p for n in nodes if n < ex.expanded for p in combinations(_enabled(ex, n), 2))
     )
     start = model.schema.describe_value(ex.state(ex.src[edges[0]]))
-    return Fixture(name, start, tuple(steps), rules, pairs, tuple(targets))
+    start_legal = _legal(ex, ex.src[edges[0]])
+    return Fixture(name, start, tuple(steps), start_legal, rules, pairs, tuple(targets))
 
 
 def replay(model: Model, fixture: Fixture) -> list[str]:
@@ -163,19 +184,34 @@ def replay(model: Model, fixture: Fixture) -> list[str]:
     s = starts[0]
     x = ConcreteOps()
     by_label = {a.label: a for a in model.actions}
-    problems = []
+    problems = _legal_differs("the start", legal_in(model, s), fixture.start_legal)
     for i, step in enumerate(fixture.steps, start=1):
         action = by_label.get(step.action)
         if action is None:
-            return [f"step {i}: no rule instance {step.action!r} in the model"]
+            return [*problems, f"step {i}: no rule instance {step.action!r} in the model"]
         t = _apply(action, s, x, model)
         if t is None:
-            return [f"step {i}: {step.action} is not enabled"]
+            return [*problems, f"step {i}: {step.action} is not enabled"]
         seen = observe(model, t, tuple(step.state))
         if seen != step.state:
             problems.append(f"step {i}: {step.action} gives {seen}, the fixture says {step.state}")
+        problems += _legal_differs(f"step {i}", legal_in(model, t), step.legal)
         s = t
     return problems
+
+
+def _legal_differs(where: str, seen: tuple[str, ...], recorded: tuple[str, ...]) -> list[str]:
+    """A sentence when the rule instances legal in a state are not those the fixture records."""
+    extra = [a for a in seen if a not in recorded]
+    missing = [a for a in recorded if a not in seen]
+    if not extra and not missing:
+        return []
+    said = []
+    if extra:
+        said.append(f"also allows {', '.join(extra)}")
+    if missing:
+        said.append(f"does not allow {', '.join(missing)}")
+    return [f"{where}: the rules {' and '.join(said)}, unlike the fixture"]
 
 
 def _apply(action: Any, s: Any, x: Any, model: Model) -> Any:

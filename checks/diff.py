@@ -58,6 +58,7 @@ class _Side:
     report: CheckReport | None = None
     states: set[State] | None = None
     complete: bool = True
+    exploration: explicit.Exploration | None = None
 
 
 def _verdicts(report: CheckReport, name: str) -> tuple[tuple[str, str], ...]:
@@ -226,6 +227,25 @@ def behaviours(base: _Side, amended: _Side) -> tuple[Behaviour, ...]:
     return tuple(out)
 
 
+#: How many states that became reachable (and unreachable) the report shows with a trace.
+EXAMPLES = 3
+
+
+def _examples(side: _Side, project: Callable[[State], Any], other: set[Any]) -> tuple[Trace, ...]:
+    """The shortest traces to the first :data:`EXAMPLES` states of ``side``'s exploration (in
+    breadth-first order: the shallowest) whose projection ``other`` lacks."""
+    ex = side.exploration
+    if ex is None:
+        return ()
+    found: list[Trace] = []
+    for i, (s, _) in enumerate(ex.iter_states()):
+        if project(s) not in other:
+            found.append(explicit.trace_to(ex, i))
+            if len(found) == EXAMPLES:
+                break
+    return tuple(found)
+
+
 def reachability(base: _Side, amended: _Side) -> Reachability | None:
     if base.states is None or amended.states is None:
         return None
@@ -239,6 +259,8 @@ def reachability(base: _Side, amended: _Side) -> Reachability | None:
     cite_b = {r.name: r.citation for r in mb.ruleset.rules}
     cite_a = {r.name: r.citation for r in ma.ruleset.rules}
     return Reachability(
+        gained=_examples(amended, pa, sb),
+        lost=_examples(base, pb, sa),
         base_states=len(base.states),
         amended_states=len(amended.states),
         only_base=len(sb - sa),
@@ -280,6 +302,7 @@ def compare(
         def keep(ex: explicit.Exploration, side: _Side = side) -> None:
             side.states = {s for s, _ in ex.iter_states()}
             side.complete = ex.complete
+            side.exploration = ex
 
         side.report = run_selection(side.selection, engines, limits, progress, on_exploration=keep)
     b, a = sides["base"], sides["amended"]

@@ -104,6 +104,9 @@ class Exploration:
     worker_processes: int = 0
     #: Why the search ran in this process though more workers were asked for, or ``""``.
     sequential_because: str = ""
+    #: The worker processes lost during the search (killed, say), each in a sentence; the
+    #: parent expanded their units itself, so the results are those of a search without loss.
+    workers_lost: tuple[str, ...] = ()
     _out: list[list[int]] | None = None
 
     @property
@@ -669,9 +672,10 @@ def _explore_codes(
         if graph.reason:
             complete, reason = False, graph.reason
             break
+    lost: list[str] = []
     if pool_size:
         del todo  # the workers decode the nodes they expand from their codes
-        i, complete, reason = _explore_in_workers(
+        i, complete, reason, lost = _explore_in_workers(
             pool_size, graph, i, codec, expanders, field_index, monitor, undecodable,
             progress, start, limits,
         )  # fmt: skip
@@ -683,6 +687,7 @@ def _explore_codes(
         model, mons, nodes, g.src, g.dst, g.act, g.parent, n_initial, i,
         complete and i >= len(nodes), reason, time.perf_counter() - start, g.cuts, g.cut_nodes,
         "compiled" if compiled else "interpreted", fallbacks, worker_processes=pool_size,
+        workers_lost=tuple(lost),
     )  # fmt: skip
 
 
@@ -760,7 +765,7 @@ def _explore_in_workers(
     progress: Progress | None,
     start: float,
     limits: Limits,
-) -> tuple[int, bool, str]:
+) -> tuple[int, bool, str, list[str]]:
     """The rest of :func:`_explore_codes` from node ``i`` on, the nodes expanded by ``n``
     worker processes. Nodes are sent in units of :data:`UNIT` as soon as they are numbered;
     their answers are committed here in id order, as soon as they come, so that the next
@@ -769,7 +774,8 @@ def _explore_in_workers(
     ``PROGRESS_EVERY``, or to the last state known when the batch began): progress and the
     time limit are seen at their first nodes, and a batch in which a successor leaves its
     domain raises, as there, even where the state limit stopped the batch before that node.
-    Returns where the search stopped, whether it is complete and why not."""
+    Returns where the search stopped, whether it is complete and why not, and the workers
+    lost on the way (:attr:`WorkerPool.lost`)."""
     table = graph.table
     pool = WorkerPool(n, codec, expanders, field_index, monitor, UNIT)
     sent = i  # nodes before this one are expanded or queued
@@ -841,7 +847,7 @@ def _explore_in_workers(
                 break
     finally:
         pool.close()
-    return i, complete, reason
+    return i, complete, reason, pool.lost
 
 
 def _rerun(

@@ -20,9 +20,12 @@ How the work travels, and why:
   send its answer never holds the parent up: no cycle of waits.
 * Each worker has :data:`SLOTS` slots: one unit expanding, the next one waiting, so that it
   works on while the parent commits the batch before.
-* Every pipe end a process does not use is closed in it, so that a worker that dies shows as
-  the end of its pipe (:class:`WorkerLost`), never as a wait that does not end; a worker whose
-  parent is gone finds its pipe closed and leaves.
+* Every pipe end a process does not use is closed in it, so that a worker that dies (killed
+  by the out-of-memory killer, say) shows as the end of its pipe, never as a wait that does
+  not end. Its units, whose codes are still in the shared mapping, are then expanded by the
+  parent itself, and it is sent no more: the search goes on, with the same results, and
+  :attr:`WorkerPool.lost` says which worker was lost and how. A worker whose parent is gone
+  finds its pipe closed and leaves.
 * Workers ignore SIGINT: an interrupt reaches the parent, whose ``finally`` stops them
   (:meth:`WorkerPool.close`), as it does after an error or a time limit.
 """
@@ -46,10 +49,6 @@ from turnproof.checks.workers import die_with_parent
 
 #: Units a worker holds at once: the one it expands and the one waiting for it.
 SLOTS = 2
-
-
-class WorkerLost(RuntimeError):
-    """A worker process ended before answering (killed, or out of memory)."""
 
 
 @dataclass
@@ -86,8 +85,6 @@ def _serve(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for conn in others:
         conn.close()
-    words = codec.words
-    expand = codec.expand_codes
     while True:
         try:
             msg = inbox.recv()
@@ -96,45 +93,60 @@ def _serve(
         if msg is None:
             return
         slot, start, n = msg
-        nodes = codec.decode_many(slot_of[slot, :n])
-        acts, counts = array("i"), array("i")
-        cut_log: list[tuple[int, int, str]] = []
-        ws = [array("Q") for _ in range(words)]
+        unit = expand_unit(codec, expanders, field_index, monitor, slot_of[slot, :n], start)
         try:
-            expand(
-                nodes,
-                expanders,
-                field_index,
-                start,
-                None,
-                acts,
-                counts,
-                cut_log,
-                monitor,
-                *(w.append for w in ws),
-            )
-        except Exception:
-            # The nodes before the one that raised are answered; the parent runs that one
-            # again itself.
-            failed_at = start + len(counts)
-            done = sum(counts)
-            del acts[done:]
-            for w in ws:
-                del w[done:]
-            cut_log = [c for c in cut_log if c[0] < failed_at]
-        else:
-            failed_at = -1
-        try:
-            outbox.send((start, failed_at, cut_log))
-            if words == 1:
-                outbox.send_bytes(ws[0])
-            else:
-                rows = np.stack([np.frombuffer(w, np.uint64) for w in ws], 1)
-                outbox.send_bytes(rows.tobytes())
-            outbox.send_bytes(acts)
-            outbox.send_bytes(counts)
+            outbox.send((start, unit.failed_at, unit.cut_log))
+            outbox.send_bytes(unit.codes.tobytes())
+            outbox.send_bytes(unit.acts)
+            outbox.send_bytes(unit.counts)
         except (BrokenPipeError, OSError):
             return
+
+
+def expand_unit(
+    codec: Codec,
+    expanders: Any,
+    field_index: int,
+    monitor: Callable[..., Any],
+    codes: np.ndarray,
+    start: int,
+) -> Unit:
+    """The answer for the nodes of ``codes`` (ids ``start`` on): what a worker computes, and
+    what the parent computes itself for a lost worker's units."""
+    words = codec.words
+    nodes = codec.decode_many(codes)
+    acts, counts = array("i"), array("i")
+    cut_log: list[tuple[int, int, str]] = []
+    ws = [array("Q") for _ in range(words)]
+    try:
+        codec.expand_codes(
+            nodes,
+            expanders,
+            field_index,
+            start,
+            None,
+            acts,
+            counts,
+            cut_log,
+            monitor,
+            *(w.append for w in ws),
+        )
+    except Exception:
+        # The nodes before the one that raised are answered; the parent runs that one
+        # again itself.
+        failed_at = start + len(counts)
+        done = sum(counts)
+        del acts[done:]
+        for w in ws:
+            del w[done:]
+        cut_log = [c for c in cut_log if c[0] < failed_at]
+    else:
+        failed_at = -1
+    if words == 1:
+        rows = np.frombuffer(ws[0], np.uint64).reshape(-1, 1)
+    else:
+        rows = np.stack([np.frombuffer(w, np.uint64) for w in ws], 1)
+    return Unit(start, start + len(codes), rows, acts, counts, cut_log, failed_at)
 
 
 class WorkerPool:
@@ -155,6 +167,11 @@ class WorkerPool:
         ctx = multiprocessing.get_context("fork")
         self.words = codec.words
         self.unit = unit
+        self._here = (codec, expanders, field_index, monitor)  # to expand a lost worker's units
+        self._dead: set[int] = set()
+        self._answered: dict[int, Unit] = {}  # units expanded here when no worker is left
+        #: Each worker lost during the search, said in a sentence.
+        self.lost: list[str] = []
         self._shared = mmap.mmap(-1, max(n * SLOTS * unit * self.words * 8, 1))
         self._slots = np.frombuffer(self._shared, dtype=np.uint64).reshape(
             n, SLOTS, unit, self.words
@@ -203,7 +220,9 @@ class WorkerPool:
         return len(self._queued)
 
     def has_room(self) -> bool:
-        return any(self._free)
+        """A live worker has a free slot, or none is left (the parent expands what it sends)."""
+        live = [w for w in range(len(self.procs)) if w not in self._dead]
+        return any(self._free[w] for w in live) if live else len(self._queued) < SLOTS
 
     @property
     def next_start(self) -> int | None:
@@ -214,17 +233,30 @@ class WorkerPool:
         """Queue the nodes of ``codes`` (ids ``start`` on) on the worker with the most room
         (the next one in turn among equals)."""
         n = len(self.procs)
-        w = max(range(n), key=lambda k: (len(self._free[k]), -((k - self._next) % n)))
-        slot = self._free[w].pop()
+        live = [k for k in range(n) if k not in self._dead]
         count = len(codes)
+        if not live:
+            self._answered[start] = expand_unit(*self._here, codes, start)
+            self._queued.append((start, start + count, -1, -1))
+            return
+        w = max(live, key=lambda k: (len(self._free[k]), -((k - self._next) % n)))
+        slot = self._free[w].pop()
         self._slots[w, slot, :count] = codes
-        self._to[w].send((slot, start, count))
+        try:
+            self._to[w].send((slot, start, count))
+        except OSError:  # it died: the unit is expanded here when its turn comes
+            self._lose(w, start, start + count)
         self._queued.append((start, start + count, w, slot))
         self._next = (w + 1) % n
 
     def take(self) -> Unit:
-        """The answer for the oldest unit sent; :class:`WorkerLost` if its worker died."""
+        """The answer for the oldest unit sent: its worker's, or, when that worker is lost, the
+        one this process computes from the unit's codes (still in the shared mapping)."""
         start, stop, w, slot = self._queued.popleft()
+        if w < 0:
+            return self._answered.pop(start)
+        if w in self._dead:
+            return self._expand_here(w, slot, start, stop)
         conn = self._back[w]
         try:
             got, failed_at, cut_log = conn.recv()
@@ -233,17 +265,30 @@ class WorkerPool:
             acts, counts = array("i"), array("i")
             acts.frombytes(conn.recv_bytes())
             counts.frombytes(conn.recv_bytes())
-        except (EOFError, OSError) as exc:
-            proc = self.procs[w]
-            proc.join(timeout=1.0)
-            code = proc.exitcode
-            how = "is still running" if code is None else _exit_text(code)
-            raise WorkerLost(
-                f"exploring worker {w} (pid {proc.pid}) stopped answering while expanding "
-                f"states {start}..{stop - 1}: it {how}; the search cannot go on without it"
-            ) from exc
+        except (EOFError, OSError):
+            self._lose(w, start, stop)
+            return self._expand_here(w, slot, start, stop)
         self._free[w].append(slot)
         return Unit(start, stop, codes, acts, counts, cut_log, failed_at)
+
+    def _lose(self, w: int, start: int, stop: int) -> None:
+        """Worker ``w`` is gone (or stopped answering: it is ended): send it nothing more."""
+        if w in self._dead:
+            return
+        proc = self.procs[w]
+        proc.join(timeout=1.0)
+        how = _exit_text(proc.exitcode) if proc.exitcode is not None else "stopped answering"
+        if proc.exitcode is None:
+            proc.kill()
+            proc.join()
+        self._dead.add(w)
+        self.lost.append(
+            f"exploring worker {w} (pid {proc.pid}) {how} while expanding states "
+            f"{start}..{stop - 1}; this process expanded its units instead"
+        )
+
+    def _expand_here(self, w: int, slot: int, start: int, stop: int) -> Unit:
+        return expand_unit(*self._here, self._slots[w, slot, : stop - start].copy(), start)
 
     def close(self) -> None:
         """Stop every worker and wait for it (killing one that does not stop at once)."""

@@ -246,10 +246,12 @@ class SearchProcesses:
     workers: int
     worker_processes: int
     sequential_because: str = ""
+    lost: tuple[str, ...] = ()  # workers lost on the way (this process did their work)
 
     def text(self) -> str:
         if self.worker_processes:
-            return f"{self.worker_processes} worker processes expanded the states"
+            lost = "".join(f"; {w}" for w in self.lost)
+            return f"{self.worker_processes} worker processes expanded the states{lost}"
         if self.workers > 1:
             return (
                 f"in this process, though {self.workers} were asked for: {self.sequential_because}"
@@ -393,6 +395,10 @@ class Reachability:
     complete: bool
     rules_only_base: tuple[tuple[str, str, int], ...] = ()
     rules_only_amended: tuple[tuple[str, str, int], ...] = ()
+    # The shortest traces to the shallowest states that became reachable (found on the amended
+    # side) and unreachable (found on the base side), the first few in breadth-first order.
+    gained: tuple[Trace, ...] = ()
+    lost: tuple[Trace, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -456,12 +462,13 @@ class RuleChange:
 
     @property
     def exit_code(self) -> int:
-        """1 when some property's verdict got worse; else 3 when a verdict is UNKNOWN on either
-        side; else 0."""
+        """1 when some property's verdict got worse; else 3 when a property is unknown on
+        either side, judged as ``check`` judges it (:meth:`CheckReport.outcomes`: only UNKNOWN
+        verdicts); else 0."""
         if self.worse:
             return 1
-        results = self.base.results + self.amended.results
-        return 3 if any(r.verdict is Verdict.UNKNOWN for r in results) else 0
+        sides = (self.base.outcomes(), self.amended.outcomes())
+        return 3 if any(Outcome.UNKNOWN in side.values() for side in sides) else 0
 
 
 # -- conformance suites (checks/conformance.py builds them) ---------------------------------
@@ -470,7 +477,8 @@ class RuleChange:
 @dataclass(frozen=True)
 class Step:
     """One step of a fixture: the rule instance that fires, its citation, whose choice it is and
-    who makes it (``None`` for an automatic rule), and the state after it."""
+    who makes it (``None`` for an automatic rule), the state after it, and the rule instances
+    legal in that state (an engine that offers one more, or one fewer, is wrong there)."""
 
     action: str
     rule: str
@@ -478,6 +486,7 @@ class Step:
     decider: int | None
     decided_by: int | None
     state: dict[str, Any]
+    legal: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -487,6 +496,7 @@ class Fixture:
     name: str
     start: dict[str, Any]
     steps: tuple[Step, ...]
+    start_legal: tuple[str, ...]  # the rule instances legal in the start state
     rules: tuple[str, ...]  # the rules it fires ("MTG 514.3a cleanup_repeats"), in trace order
     pairs: tuple[tuple[str, str], ...]  # the pairs of rules enabled together in one of its states
     targets: tuple[str, ...]  # what it was chosen for (a rule, or "A + B" for a pair)

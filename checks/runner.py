@@ -144,10 +144,17 @@ class Selection:
     mutant: Mutant | None = None
     scenario: Scenario | None = None
     built: Built | None = None
+    # An amendment file applied on top of ``base`` (the selection the user named): the text
+    # the user gave for it (a shipped amendment's name or a path), which a replay repeats.
+    amendment: str | None = None
+    base: Selection | None = None
 
     def labels(self) -> dict[str, Any]:
         """``variant``, ``mutant`` (name, description, breaks) when applied, and
-        ``bounds_changed``: the bounds that differ from the rule set's defaults."""
+        ``bounds_changed``: the bounds that differ from the rule set's defaults; the
+        ``scenario`` it comes from and the ``amendment`` file applied, when there are."""
+        if self.base is not None:
+            return {**self.base.labels(), "amendment": self.amendment}
         if self.built is not None:
             return self.built.labels()
         return amendment_labels(self.model, self.variant, self.mutant)
@@ -461,7 +468,9 @@ def run_check(
         if on_exploration is not None and not searches:
             on_exploration(ex)
         searches.append(
-            SearchProcesses(ex.states, workers, ex.worker_processes, ex.sequential_because)
+            SearchProcesses(
+                ex.states, workers, ex.worker_processes, ex.sequential_because, ex.workers_lost
+            )
         )
 
     interrupted = False

@@ -821,7 +821,7 @@ def why_not_openable(enc: Encoding) -> str:
     except (z3.Z3Exception, TypeError):
         # The solver's or Python's own words (a symbolic value cast to a Boolean, an integer
         # expected) say nothing to the user: where the number is needed does.
-        return f"{what} needs its value as a number"
+        return f"its value is needed as a number by {what}"
     return ""
 
 
@@ -977,8 +977,16 @@ def check_properties(
                 ]
             ) from None
         by_index = dict(zip(order, answers))
-        bounds: BoundsOutcome = by_index[0]
-        results: list[PropertyResult] = [by_index[i + 1] for i in range(len(properties))]
+        first = by_index[0]
+        bounds: BoundsOutcome = (
+            _bounds_lost(model, first.reason) if isinstance(first, workers.Lost) else first
+        )
+        results: list[PropertyResult] = [
+            result(model, p, Verdict.UNKNOWN, reason=by_index[i + 1].reason)
+            if isinstance(by_index[i + 1], workers.Lost)
+            else by_index[i + 1]
+            for i, p in enumerate(properties)
+        ]
     else:
         bounds = bounds_task(model, timeout_s=once, max_depth=max_depth)
         results = [
@@ -1002,6 +1010,12 @@ def check_properties(
         # includes its share, so that the time column adds up to the engine's true time.
         r.seconds += share
     return results
+
+
+def _bounds_lost(model: Model, reason: str) -> BoundsOutcome:
+    """The answer of a bounds task whose worker was lost: nothing decided."""
+    names = [b.name for b in model.ruleset.bound_specs]
+    return BoundsOutcome({}, [], names, reason=reason, domain_undecided=reason)
 
 
 def _rebuilds(scenario: Any, model: Model, properties: Sequence[Property]) -> bool:

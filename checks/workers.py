@@ -75,12 +75,6 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class WorkerError(TurnproofError):
-    """A worker process failed: its own message, exit code 3 (no verdict could be given)."""
-
-    exit_code = 3
-
-
 class WorkersInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGTERM, which the command line turns into the same) while workers ran:
     every worker process has been ended; ``done`` holds the answers that had arrived, by the
@@ -98,6 +92,15 @@ class _Failure:
 
     message: str
     exit_code: int
+
+
+@dataclass(frozen=True)
+class Lost:
+    """What :func:`run_tasks` gives for a task whose worker process ended without an answer
+    (killed by a signal, such as the out-of-memory killer's SIGKILL, or crashed): the task's
+    result is unknown, and the other tasks' answers stand."""
+
+    reason: str
 
 
 #: The environment variable that tells a worker process which process started it.
@@ -164,9 +167,11 @@ def end_workers() -> None:
 
 def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
     """Every task's answer, in the order given; each task in a fresh interpreter, at most
-    ``jobs`` at a time. A failed worker is a :class:`WorkerError` (or the turnproof error it
-    reported); on Ctrl-C every worker is ended and :class:`WorkersInterrupted` carries the
-    answers that had arrived. No worker outlives this call."""
+    ``jobs`` at a time. A worker that ended without an answer (killed, crashed) gives a
+    :class:`Lost` for its task, and the other tasks go on; a turnproof error a worker reported
+    (bad input it found) is raised here. On Ctrl-C every worker is ended and
+    :class:`WorkersInterrupted` carries the answers that had arrived. No worker outlives this
+    call."""
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures = [pool.submit(_run_in_subprocess, t) for t in tasks]
     try:
@@ -177,7 +182,10 @@ def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
         done = {
             i: f.result()
             for i, f in enumerate(futures)
-            if f.done() and not f.cancelled() and f.exception() is None
+            if f.done()
+            and not f.cancelled()
+            and f.exception() is None
+            and not isinstance(f.result(), Lost)  # ended by the interrupt, or lost before it
         }
         raise WorkersInterrupted(done) from None
     except BaseException:
@@ -194,11 +202,18 @@ def _run_in_subprocess(task: Task) -> Any:
         out, err_bytes = proc.communicate(pickle.dumps(task))
     finally:
         forget(proc)
-    what = task.prop or "the bounds task"
-    if proc.returncode != 0:
-        err = err_bytes.decode(errors="replace").strip().splitlines()
-        last = err[-1] if err else f"it exited with code {proc.returncode}"
-        raise WorkerError(f"the symbolic worker for {what} failed: {last}")
+    code = proc.returncode
+    if code != 0:
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            how = f"was killed by {name}" + (" (out of memory?)" if name == "SIGKILL" else "")
+        else:
+            err = err_bytes.decode(errors="replace").strip().splitlines()
+            how = f"failed: {err[-1]}" if err else f"exited with code {code}"
+        return Lost(f"its worker process {how}")
     answer = pickle.loads(out)  # noqa: S301 - our own child's answer
     if isinstance(answer, _Failure):
         error = TurnproofError(answer.message)

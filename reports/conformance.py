@@ -28,6 +28,7 @@ def fixture_json(suite: Suite, f: Fixture) -> dict[str, Any]:
         "targets": list(f.targets),
         "observable": list(suite.observable) or sorted(f.start),
         "start": f.start,
+        "start_legal": list(f.start_legal),
         "steps": [
             {
                 "action": s.action,
@@ -36,6 +37,7 @@ def fixture_json(suite: Suite, f: Fixture) -> dict[str, Any]:
                 "decider": s.decider,
                 "decided_by": s.decided_by,
                 "state": s.state,
+                "legal": list(s.legal),
             }
             for s in f.steps
         ],
@@ -69,6 +71,7 @@ def suite_json(suite: Suite) -> dict[str, Any]:
     """The index of the suite: what it covers, and what nothing within the bounds reaches."""
     return {
         "schema_version": SCHEMA_VERSION,
+        "command": "conformance",
         "kind": "turnproof-conformance-suite",
         "ruleset": suite.ruleset,
         "bounds": suite.bounds,

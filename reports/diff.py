@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from turnproof.checks.results import Behaviour, CheckReport, ReplayRow, RuleChange, VerdictChange
+from turnproof.checks.results import (
+    Behaviour,
+    CheckReport,
+    ReplayRow,
+    RuleChange,
+    Trace,
+    VerdictChange,
+)
 from turnproof.reports.document import (
     Run,
     diff_lines,
@@ -167,7 +174,37 @@ def _reach(rc: RuleChange) -> tuple[str, ...]:
 
     lines.append(f"rules that fire only in the amended rule set: {rules(r.rules_only_amended)}")
     lines.append(f"rules that no longer fire: {rules(r.rules_only_base)}")
+    for what, side, traces in (
+        ("became reachable", "amended", r.gained),
+        ("became unreachable", "base", r.lost),
+    ):
+        for t in traces:
+            lines.append(f"a state that {what} (in the {side} rule set): {_path_line(t)}")
     return tuple(lines)
+
+
+#: The last steps of a path that the line to a state shows (the earlier ones are counted).
+PATH_TAIL = 6
+
+
+def _path_line(t: Trace) -> str:
+    """``after 12 steps: … (8 earlier) → MTG 514.3a cleanup_repeats → …; the last step makes
+    step: CLEANUP → CLEANUP, …`` (the initial state when the path is empty)."""
+    if not t.steps:
+        return "an initial state: " + ", ".join(
+            f"{k}={format_value(v)}" for k, v in t.initial.items()
+        )
+    names = [f"{s.rule} {s.name}" for s in t.steps[-PATH_TAIL:]]
+    if len(t.steps) > PATH_TAIL:
+        names.insert(0, f"… ({len(t.steps) - PATH_TAIL} earlier)")
+    last = t.steps[-1]
+    changed = "; ".join(
+        f"{f}: {format_value(old)} → {format_value(new)}" for f, (old, new) in last.changed.items()
+    )
+    return (
+        f"after {plural(len(t.steps), 'step')}: {' → '.join(names)}; the last step "
+        f"({last.summary}) changes {changed or 'nothing'}"
+    )
 
 
 def _load_bearing(
@@ -394,6 +431,8 @@ def diff_json(doc: DiffReport) -> dict[str, Any]:
             "rules_only_amended": [
                 {"rule": n, "citation": c, "transitions": t} for n, c, t in r.rules_only_amended
             ],
+            "reachable_examples": [trace_json(t) for t in r.gained],
+            "unreachable_examples": [trace_json(t) for t in r.lost],
         }
     if rc.load_bearing is not None:
         lb = rc.load_bearing

@@ -229,6 +229,8 @@ def _header(report: CheckReport, run: Run) -> Header:
         lines.append(("scenario", f"{scenario['name']}{title}{where}"))
     if rs.get("cards"):
         lines.append(("cards in play", "; ".join(rs["cards"])))
+    if rs.get("amendment"):
+        lines.append(("amendment file", rs["amendment"]))
     if rs.get("amended"):
         lines.append(("amended", "; ".join(rs["amended"])))
     mutant = rs.get("mutant")
@@ -358,13 +360,14 @@ def replay_command(report: CheckReport, r: PropertyResult) -> str:
     """The command line that checks this one property again, on the same rule set and bounds."""
     rs = report.ruleset
     scenario = rs.get("scenario")
+    amendment = ["--amend", shlex.quote(rs["amendment"])] if rs.get("amendment") else []
     if scenario:  # the scenario says everything else
         target = scenario.get("origin") or scenario["name"]
-        parts = ["turnproof", "check", shlex.quote(target)]
+        parts = ["turnproof", "check", shlex.quote(target), *amendment]
         if r.kind != "state-count":
             parts += ["--property", r.name]
         return " ".join(parts + ["--engine", r.engine])
-    parts = ["turnproof", "check", str(rs.get("name", "")), "--property", r.name]
+    parts = ["turnproof", "check", str(rs.get("name", "")), *amendment, "--property", r.name]
     parts += ["--engine", r.engine]
     if rs.get("variant"):
         parts += ["--variant", rs["variant"]]
@@ -646,7 +649,17 @@ def _summary(report: CheckReport, exit_code: int) -> tuple[str, ...]:
         parts.append(f"{failed} not as expected")
     if unknown:
         parts.append(f"{unknown} unknown")
-    lines = [", ".join(parts) + f" (exit code {exit_code})"]
+    judged = list(report.outcomes().values())
+    by_property = ", ".join(
+        f"{sum(1 for o in judged if o is outcome)} {outcome.value}"
+        for outcome in Outcome
+        if outcome is Outcome.PASSED or outcome in judged
+    )
+    lines = [
+        ", ".join(parts)
+        + f"; by property (the best justified verdict of each): {by_property}"
+        + f" (exit code {exit_code})"
+    ]
     if report.coverage:
         lines.append(coverage_line(report))
     mutant = report.ruleset.get("mutant")

@@ -59,7 +59,7 @@ def itf_trace(doc: ProofReport, entry: Entry) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "format": "ITF",
         "format-description": SPEC,
-        "source": f"turnproof check {h.ruleset}",
+        "source": doc.run.command_line or f"turnproof check {h.ruleset}",
         "description": f"{r.name} [{r.engine}]: {entry.verdict_line}",
         "property": r.name,
         "claim": r.description,

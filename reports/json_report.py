@@ -1,8 +1,8 @@
 """JSON renderings of check reports and rule sets, for CI jobs and other programs.
 
 One document per call, keys sorted, two-space indent, ending in a newline, so that the same run
-gives the same bytes; a check report's timings (every ``seconds``) are its only values that
-vary. (The peak memory, which varies too, is in the human formats only.)
+gives the same bytes; a check report's timings (every ``seconds``) and its peak memories
+(``run.peak_memory_kib``, ``run.peak_worker_memory_kib``) are its only values that vary.
 
 The check report's shape (``schema_version`` says which): ``command`` (``"check"``),
 ``ruleset`` (name, version, content_hash, amended, and the variant or mutant if one was
@@ -151,8 +151,10 @@ def run_json(run: Run) -> dict[str, Any]:
         "argv": list(run.argv),
         "limits": {"max_states": run.max_states, "max_seconds": run.max_seconds},
     }
-    if run.wall_seconds is not None:
+    if run.wall_seconds is not None:  # measured: the keys are there, null when not known
         out["seconds"] = round(run.wall_seconds, 3)
+        out["peak_memory_kib"] = run.peak_memory_kib
+        out["peak_worker_memory_kib"] = run.peak_worker_memory_kib
     return out
 
 
@@ -175,6 +177,7 @@ def check_json(doc: ProofReport) -> dict[str, Any]:
                 "workers": s.workers,
                 "worker_processes": s.worker_processes,
                 "sequential_because": s.sequential_because,
+                "workers_lost": list(s.lost),
             }
             for s in report.searches
         ]

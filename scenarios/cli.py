@@ -6,7 +6,8 @@ renderers in ``turnproof.reports``; everything it checks goes through
 
 Exit codes (``CheckReport.exit_code``): 0 every property as expected; 1 a property failed its
 expectation; 2 bad input (an unknown name, a malformed or out-of-range bound: one line on stderr,
-``turnproof: error: …``, nothing on stdout, nothing written); 3 a verdict is UNKNOWN.
+``turnproof: error: …``, nothing on stdout, nothing written); 3 a property has only UNKNOWN
+verdicts (each property is judged on its best justified verdict).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import signal
 import sys
 import time
@@ -51,7 +53,7 @@ from turnproof.model.scenario import CardSpec, PropertySpec, Scenario, SpecError
 from turnproof.reports import dot, html, itf, json_report, junit, markdown, text
 from turnproof.reports.document import ProofReport, Run, build_report, shows_trace
 from turnproof.scenarios import amend, loader
-from turnproof.scenarios.outdir import check_out_dir, write_file, write_report_set
+from turnproof.scenarios.outdir import check_out_dir, check_out_file, write_file, write_report_set
 
 PROG = "turnproof"
 FORMATS = ("text", "json")
@@ -257,16 +259,22 @@ def _base_selection(
     return sel, sc
 
 
-def amended_selection(base: Selection, changes: amend.AmendmentSet) -> Selection:
-    """``base`` with the amendment file applied (same bounds, start and properties)."""
+def amended_selection(base: Selection, changes: amend.AmendmentSet, given: str) -> Selection:
+    """``base`` with the amendment file applied (same bounds, start and properties); ``given``
+    is how the user named the file, for the report's header and replay lines."""
     ruleset = changes.apply(base.model.ruleset)
     model = Model(ruleset, dict(base.model.bounds))
-    return Selection(model, base.properties, base.variant, base.mutant)
+    return Selection(model, base.properties, base.variant, base.mutant, amendment=given, base=base)
 
 
 def _ruleset(name: str | None) -> RuleSet:
+    """The built-in rule set ``name`` (the default one when no name was given; an empty name
+    is an error, not the default)."""
     sets = builtin_rulesets()
-    name = name or default_ruleset_name()
+    if name is None:
+        name = default_ruleset_name()
+    if not name.strip():
+        raise TurnproofError(f"an empty rule-set name: give one of {', '.join(sets)}")
     if name not in sets:
         raise UnknownNameError("rule set", name, sets)
     return sets[name]
@@ -384,9 +392,15 @@ def _choose_engines(engine: str | None) -> tuple[tuple[str, ...], str]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: A number as ``--max-seconds`` takes it: ASCII digits, an optional fraction and exponent
+#: (``float`` alone would also read ``1_0``, `` 10 ``, ``+1`` and other scripts' digits).
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?")
+
+
 class Seconds(click.ParamType):
-    """A finite, positive number of seconds: ``nan``, ``inf`` and ``1e999`` (which ``float``
-    reads as infinity) are refused, as are zero and negative numbers."""
+    """A finite, positive number of seconds, written plainly (``10``, ``2.5``, ``1e3``):
+    ``nan``, ``inf`` and ``1e999`` (which ``float`` reads as infinity) are refused, as are zero,
+    negative numbers, and anything ``float`` reads that is not ASCII digits."""
 
     name = "seconds"
 
@@ -395,13 +409,50 @@ class Seconds(click.ParamType):
     ) -> float:
         if isinstance(value, float):
             number = value
+        elif _DECIMAL.fullmatch(str(value)):
+            number = float(str(value))
         else:
-            try:
-                number = float(str(value))
-            except ValueError:
-                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+            self.fail(
+                f"{value!r} is not a number of seconds: expected digits 0-9 with an optional "
+                "fraction (e.g. 10 or 2.5)",
+                param,
+                ctx,
+            )
         if not math.isfinite(number) or number <= 0:
             self.fail(f"{value!r} is not a finite, positive number of seconds", param, ctx)
+        return number
+
+
+class Count(click.ParamType):
+    """A whole number from ``low`` to ``high``, in ASCII digits only (``int`` would also read
+    ``+2``, ``2_0``, `` 2`` and other scripts' digits)."""
+
+    def __init__(self, what: str, low: int = 1, high: int | None = None, hint: str = "") -> None:
+        self.what = what
+        self.low = low
+        self.high = high
+        self.hint = hint
+        self.name = "n"  # the metavar click shows: N
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        text = str(value)
+        number: int | None = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif text.isascii() and text.isdigit():
+            number = int(text)
+        if number is None or number < self.low or (self.high is not None and number > self.high):
+            upto = (
+                f"of at least {self.low}"
+                if self.high is None
+                else f"from {self.low} to {self.high}"
+            )
+            self.fail(
+                f"{text!r} is not a number of {self.what}: expected a whole number {upto}, in "
+                f"digits 0-9{self.hint}",
+                param,
+                ctx,
+            )
         return number
 
 
@@ -409,24 +460,9 @@ class Seconds(click.ParamType):
 MAX_WORKERS = 64
 
 
-class Workers(click.ParamType):
-    """A number of worker processes: a whole number of at least 1, in ASCII digits only
-    (``int`` would also read ``+2``, ``2_0``, `` 2`` and other scripts' digits)."""
-
-    name = "workers"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_WORKERS:
-            return value
-        text = str(value)
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_WORKERS:
-            self.fail(
-                f"{text!r} is not a number of workers: expected a whole number from 1 to "
-                f"{MAX_WORKERS}, in digits 0-9 (1 explores in this process)",
-                param,
-                ctx,
-            )
-        return int(text)
+def Workers() -> Count:  # noqa: N802 - a parameter type, named like the others
+    """A number of worker processes, 1 to :data:`MAX_WORKERS`."""
+    return Count("workers", 1, MAX_WORKERS, " (1 explores in this process)")
 
 
 def _workers_option(fn: F) -> F:
@@ -457,7 +493,7 @@ def _limit_options(states_help: str, seconds_help: str) -> Callable[[F], F]:
         )(fn)
         return click.option(
             "--max-states",
-            type=click.IntRange(min=1),
+            type=Count("states"),
             default=None,
             metavar="N",
             help=states_help,
@@ -581,7 +617,9 @@ def check_command(
     expectation, its shortest trace.
 
     Exit codes: 0 all as expected, 1 a property failed its expectation, 2 bad input,
-    3 a verdict is UNKNOWN.
+    3 a property has only UNKNOWN verdicts. With both engines each property is judged on
+    its best justified verdict: an explicit UNKNOWN (a state limit) under a symbolic PROVED
+    is no failure and no 3; both rows are shown.
 
     \b
     Examples:
@@ -607,7 +645,7 @@ def check_command(
         base, scenario = _base_selection(
             ruleset, changes, property_names, bound_texts, variant, mutant
         )
-        selection = amended_selection(base, changes)
+        selection = amended_selection(base, changes, amend_file)
     else:
         selection, scenario = _selection(ruleset, property_names, bound_texts, variant, mutant)
     if engine is None and scenario is not None and scenario.engines:
@@ -711,7 +749,7 @@ _FILE: dict[str, Any] = {"type": click.Path(dir_okay=False, path_type=Path), "me
 @click.option("--svg", "svg_file", help="Write the picture as SVG (needs Graphviz's dot).", **_FILE)
 @click.option(
     "--max-nodes",
-    type=click.IntRange(min=1),
+    type=Count("nodes"),
     default=2000,
     show_default=True,
     metavar="N",
@@ -753,6 +791,9 @@ def explore_command(
         raise TurnproofError("--trace and --turn-structure draw different pictures: give one")
     if svg_file is not None and not dot.is_graphviz_available():
         raise dot.GraphvizMissingError()
+    for path in (dot_file, svg_file):
+        if path is not None:
+            check_out_file(path)  # before the exploration, which may take minutes
     names = (trace_property,) if trace_property else ()
     selection, _ = _selection(target, names, bound_texts, variant, mutant)
     model = selection.model
@@ -814,7 +855,7 @@ def explore_command(
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=Count("states"),
     default=200_000,
     show_default=True,
     help="Refuse a model with more reachable states than this (a suite covers them all).",
@@ -876,10 +917,10 @@ def conformance_command(
 @click.option(
     "--engine",
     type=click.Choice(ENGINE_CHOICES),
-    default="both",
-    show_default=True,
+    default=None,
     help="explicit: every inconsistency within the bounds; symbolic: Z3 on the transition "
-    "relation (at most one finding per check); both (as check does).",
+    "relation (at most one finding per check); both. Default, as for check: both when the "
+    "symbolic engine is installed.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @_limit_options(
@@ -896,7 +937,7 @@ def consistency_command(
     ruleset: str | None,
     bound_texts: tuple[str, ...],
     for_all: tuple[str, ...],
-    engine: str,
+    engine: str | None,
     fmt: str,
     max_states: int | None,
     max_seconds: float | None,
@@ -1027,7 +1068,7 @@ def _diff_sides(
     if _is_amendment(amended_name):
         changes = _amendment_set(amended_name)
         base, _ = _base_selection(base_name, changes, property_names, bound_texts)
-        amended = amended_selection(base, changes)
+        amended = amended_selection(base, changes, amended_name)
         what = f"{changes.name}: {changes.title}"
         label = base.model.ruleset.name
         return base, amended, (what,), (label, f"{label} amended by {changes.name}")
@@ -1104,7 +1145,7 @@ def diff_command(
     only; and with --load-bearing, which properties depend on which rules, by mutation.
 
     Exit codes: 0 no property got worse, 1 a property that met its expectation in BASE no
-    longer does in AMENDED, 2 bad input, 3 a verdict is UNKNOWN.
+    longer does in AMENDED, 2 bad input, 3 a property has only UNKNOWN verdicts on a side.
 
     \b
     Examples:
@@ -1448,7 +1489,7 @@ def rulesets_command(fmt: str) -> int:
 @click.argument("game", metavar="GAME")
 @click.option(
     "--size",
-    type=click.IntRange(min=1),
+    type=Count("cards"),
     default=2,
     show_default=True,
     help="Combinations of 1 to N cards.",
@@ -1462,7 +1503,7 @@ def rulesets_command(fmt: str) -> int:
 @_bound_option
 @click.option(
     "--budget",
-    type=click.IntRange(min=1),
+    type=Count("combinations"),
     default=1000,
     show_default=True,
     help="The most combinations to check: more than that in the space, and the hunt samples.",
@@ -1476,10 +1517,12 @@ def rulesets_command(fmt: str) -> int:
     "those in progress finish (each bounded by --max-states), and the report says how many of "
     "the planned combinations were done. How far such a hunt gets depends on the machine.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="The sampling seed.")
+@click.option(
+    "--seed", type=Count("seed", 0), default=0, show_default=True, help="The sampling seed."
+)
 @click.option(
     "--max-states",
-    type=click.IntRange(min=1),
+    type=Count("states"),
     default=20_000,
     show_default=True,
     metavar="N",
@@ -1487,7 +1530,7 @@ def rulesets_command(fmt: str) -> int:
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=Count("jobs"),
     default=None,
     help="Worker processes (or Ray CPUs of a local Ray); default: the cores this process may use.",
 )
@@ -1619,7 +1662,7 @@ def _hunt_progress(enabled: bool) -> Iterator[Any]:
 @click.option("--xl", is_flag=True, help="Also explore XL (41 M states; many minutes).")
 @click.option(
     "--repeats",
-    type=click.IntRange(min=1),
+    type=Count("repeats"),
     default=3,
     show_default=True,
     metavar="N",

@@ -64,6 +64,7 @@ def mask_volatile(text: str) -> str:
     changes with the rule code and with the hashing scheme; test_cli pins it)."""
     text = re.sub(r" *\b\d+\.\d\d s\b", " <time>", text)
     text = re.sub(r'"seconds": [0-9.e-]+', '"seconds": 0', text)
+    text = re.sub(r'"(peak_(?:worker_)?memory_kib)": (?:\d+|null)', r'"\1": 0', text)
     text = re.sub(r'\btime="[0-9.]+"', 'time="0"', text)
     text = re.sub(r"\b\d+\.\d MiB\b", "<memory>", text)
     return re.sub(r"(hash.{0,40}?)\b[0-9a-f]{16}\b", r"\1<hash>", text)

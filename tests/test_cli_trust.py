@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -91,6 +92,38 @@ def test_max_seconds_is_finite_and_positive(tmp_path: Path, seconds: str) -> Non
     out = tmp_path / "reports"
     result = invoke("check", "bench", "--max-seconds", seconds, "--out", str(out))
     assert_bad_input(result, f"Invalid value for '--max-seconds': '{seconds}'", out)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--max-seconds", "1_0"),
+        ("--max-seconds", " 10"),
+        ("--max-seconds", "+1"),
+        ("--max-seconds", "١"),
+        ("--max-states", "1_0"),
+        ("--max-states", " 10"),
+        ("--max-states", "+10"),
+        ("--max-states", "１０"),
+        ("--max-states", "0"),
+    ],
+)
+def test_limits_are_ascii_numbers_only(tmp_path: Path, option: str, value: str) -> None:
+    out = tmp_path / "reports"
+    result = invoke("check", "bench", option, value, "--out", str(out))
+    assert_bad_input(result, f"Invalid value for '{option}': {value!r}", out)
+    assert "digits 0-9" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["rules", "properties", "bounds", "cards", "consistency"])
+def test_an_empty_rule_set_name_is_an_error_everywhere(command: str) -> None:
+    assert_bad_input(invoke(command, ""), "an empty rule-set name: give one of magic")
+
+
+def test_consistency_chooses_its_engines_as_check_does() -> None:
+    for command in ("check", "consistency"):
+        (engine,) = [p for p in cli.cli.commands[command].params if p.name == "engine"]
+        assert engine.default is None, command
 
 
 @pytest.mark.parametrize(
@@ -216,7 +249,8 @@ def run_json(*args: str, seed: str = "0", env: dict[str, str] | None = None) -> 
 
 
 def masked(text: str) -> str:
-    """The JSON with every time masked: the only values that may vary between runs."""
+    """The JSON with every time and peak memory masked: the only values that may vary."""
+    text = re.sub(r'"(peak_(?:worker_)?memory_kib)": (?:\d+|null)', r'"\1": 0', text)
     return re.sub(r'"seconds": [0-9.e+-]+', '"seconds": 0', text)
 
 
@@ -235,21 +269,29 @@ def test_symbolic_results_fit_the_schema_with_null_states_and_same_bytes_under_t
 # -- robustness: failing workers, SIGTERM, Ctrl-C ---------------------------------------------------
 
 
-def test_a_failing_worker_is_one_line_and_exit_3(
+def test_a_failing_worker_gives_unknown_with_its_error_and_exit_3(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """Every worker fails here: each property is UNKNOWN, with the worker's last line of
+    error as its reason, and the run still reports (a lost worker costs its own task only)."""
     fake = tmp_path / "python"
     fake.write_text(
         "#!/bin/sh\necho 'Traceback (most recent call last):' >&2\necho 'RuntimeError: boom' >&2\nexit 1\n"
     )
     fake.chmod(0o755)
     monkeypatch.setattr(workers.sys, "executable", str(fake))
-    result = invoke("check", "bench", "--engine", "symbolic", "--bound", "turns=1")
+    result = invoke(
+        "check", "bench", "--engine", "symbolic", "--bound", "turns=1", "--format", "json"
+    )
     assert result.exit_code == 3, result.output
-    assert result.stdout == ""
-    (line,) = result.stderr.splitlines()
-    assert line.startswith("turnproof: error: the symbolic worker for ")
-    assert line.endswith(" failed: RuntimeError: boom")
+    assert "Traceback" not in result.stderr
+    doc = json.loads(result.stdout)
+    validate(doc)
+    assert doc["properties"] and all(
+        p["verdict"] == "UNKNOWN"
+        and p["reason"].startswith("its worker process failed: RuntimeError: boom")
+        for p in doc["properties"]
+    )
 
 
 def test_ctrl_c_keeps_the_finished_results(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -316,11 +358,12 @@ def test_invariant_cache_is_per_user_and_overridable(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("bound", "where"),
     [
-        ("players", "the schema needs its value as a number"),
-        ("hand0", "the initial states needs its value as a number"),
+        ("players", "its value is needed as a number by the schema"),
+        ("hand0", "its value is needed as a number by the initial states"),
         (
             "waiting",
-            "the rule instances of MTG 603.3b stack_trigger (parameter i) needs its value as a number",
+            "its value is needed as a number by the rule instances of MTG 603.3b stack_trigger "
+            "(parameter i)",
         ),
     ],
 )
@@ -358,3 +401,52 @@ def test_no_worker_outlives_a_command_killed_by_sigkill() -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_replay_line_of_an_amended_run_reproduces_its_verdict(tmp_path: Path) -> None:
+    """The replay line repeats --amend (and the ITF trace says the command it came from): run
+    on the unamended rule set, the property would hold, and the replay would contradict the
+    report it is printed in."""
+    args = (
+        "check",
+        "magic",
+        "--engine",
+        "explicit",
+        "--amend",
+        "end-turn-keeps-waiting-triggers",
+        "--bound",
+        "turns=1",
+        "--property",
+        "end-turn-skips-to-cleanup",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    first = invoke(*args)
+    assert first.exit_code == 1, first.output
+    (line,) = [ln.strip() for ln in first.stdout.splitlines() if ln.strip().startswith("replay:")]
+    replay = shlex.split(line.removeprefix("replay:"))
+    assert replay[:2] == ["turnproof", "check"] and "--amend" in replay
+    again = invoke(*replay[1:], "--format", "json")
+    assert again.exit_code == 1, again.output
+    (row,) = json.loads(again.stdout)["properties"]
+    assert (row["name"], row["verdict"]) == ("end-turn-skips-to-cleanup", "VIOLATED")
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["ruleset"]["amendment"] == "end-turn-keeps-waiting-triggers"
+    (itf,) = (tmp_path / "out" / "traces").iterdir()
+    meta = json.loads(itf.read_text())["#meta"]
+    assert "--amend end-turn-keeps-waiting-triggers" in meta["replay"]
+
+
+def test_explore_checks_where_it_writes_before_exploring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+
+    def no_run(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("explored before checking the output path")
+
+    monkeypatch.setattr(cli, "explore", no_run)
+    result = invoke("explore", "bench", "--turn-structure", "--dot", str(blocker / "a.dot"))
+    assert_bad_input(result, f"{blocker} is not a folder")
+    assert blocker.read_text() == "x"

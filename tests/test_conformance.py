@@ -71,6 +71,41 @@ def test_a_rule_an_engine_gets_wrong_fails_a_fixture(mutant: str) -> None:
     assert problems and all(p.startswith("step ") for p in problems)
 
 
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        "priority-to-the-next-player",
+        "priority-between-finalizations",
+        "countered-card-is-played",
+        "play-triggers-on-finalize",
+        "legion-counts-itself",
+    ],
+)
+def test_the_riftbound_suite_catches_the_bugs_open_engines_have(mutant: str) -> None:
+    """The bugs found in open Riftbound engines: priority not kept by the newest item's
+    controller after a resolution (or given while items are still pending), and a countered
+    spell, or a finalized one, firing 'when you play a spell', or Legion counted wrong. The
+    suite written under the default bounds (turns=1) fails an engine with any of them."""
+    base = get_ruleset("riftbound")
+    suite = build_suite(Model(base, SMALL["riftbound"]))
+    wrong = Model(mutant_ruleset(base, base.mutant(mutant)), SMALL["riftbound"])
+    problems = [p for f in suite.fixtures for p in replay(wrong, f)]
+    assert problems and all(p.startswith(("step ", "the start")) for p in problems)
+
+
+def test_an_engine_that_offers_an_illegal_choice_fails_a_fixture() -> None:
+    """Every state a fixture passes through records the rule instances legal there: an engine
+    that also lets the newest item's controller take priority while items are pending follows
+    every recorded step, and is caught only by what it allows."""
+    base = get_ruleset("riftbound")
+    suite = build_suite(Model(base, SMALL["riftbound"]))
+    wrong = Model(
+        mutant_ruleset(base, base.mutant("priority-between-finalizations")), SMALL["riftbound"]
+    )
+    problems = [p for f in suite.fixtures for p in replay(wrong, f)]
+    assert problems and all("also allows gain_priority" in p for p in problems)
+
+
 def test_the_command_writes_the_suite_at_once_and_the_same_every_time(tmp_path: Path) -> None:
     runner = CliRunner()
     outs = []
@@ -94,6 +129,7 @@ def test_files_match_the_suite() -> None:
     files = suite_files(suite)
     assert len(files) == 1 + 2 * len(suite.fixtures)
     index = json.loads(files["suite.json"])
+    assert (index["command"], index["kind"]) == ("conformance", "turnproof-conformance-suite")
     assert [f["name"] for f in index["fixtures"]] == [f.name for f in suite.fixtures]
     assert index["pairs"] == [list(p) for p in suite.pairs]
     assert all(list(p) in index["pairs"] for f in suite.fixtures for p in f.pairs)

@@ -10,6 +10,7 @@ from turnproof.checks.explicit import explore, find_inconsistencies
 from turnproof.model.magic import MAGIC
 from turnproof.model.rules import Model
 from turnproof.scenarios.cli import cli
+from turnproof.scenarios.outdir import MANIFEST
 
 
 def run(*args: str):
@@ -68,7 +69,11 @@ def test_both_engines_by_default_and_the_findings_written_into_a_folder(tmp_path
     assert doc["engines"] == ["explicit", "symbolic"] and doc["command"] == "consistency"
     assert {f["check"] for f in doc["findings"]} == {"exclusive-automatic"}
     assert "exclusive-automatic: violated" in (out / "consistency.txt").read_text()
-    assert sorted(p.name for p in out.iterdir()) == ["consistency.json", "consistency.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        MANIFEST,
+        "consistency.json",
+        "consistency.txt",
+    ]
 
 
 def test_a_folder_that_cannot_be_made_fails_before_the_run(tmp_path):

@@ -14,6 +14,7 @@ from turnproof.checks.diff import load_bearing
 from turnproof.checks.runner import select
 from turnproof.model.registry import get_ruleset
 from turnproof.scenarios import amend, cli
+from turnproof.scenarios.outdir import MANIFEST
 
 DATA = Path(__file__).parent / "data" / "amendments"
 
@@ -70,6 +71,16 @@ def test_no_cleanup_repeat_gets_worse_and_diverges_at_514_3a() -> None:
     reach = doc["reachability"]
     assert (reach["base_states"], reach["amended_states"]) == (30819, 30676)
     assert (reach["became_reachable"], reach["became_unreachable"]) == (68, 211)
+    # The report shows the shallowest of them, each with its shortest trace: the amended rule
+    # set moves from a cleanup step with priority straight to the next turn's untap step; the
+    # base ends that step into a new cleanup step, a state the amended set never reaches.
+    gained, lost = reach["reachable_examples"], reach["unreachable_examples"]
+    assert len(gained) == len(lost) == 3
+    assert [len(t["steps"]) for t in gained] == [32, 38, 42]
+    first = gained[0]["steps"][-1]
+    assert first["name"] == "pass_end_step" and first["changed"]["step"] == ["CLEANUP", "UNTAP"]
+    assert lost[0]["steps"][-1]["changed"]["stage"] == ["PRIORITY", "BEGIN"]
+    assert "step" not in lost[0]["steps"][-1]["changed"]
 
 
 def test_end_turn_skips_cleanup() -> None:
@@ -210,7 +221,7 @@ def test_diff_out_writes_every_format(tmp_path: Path) -> None:
     out = tmp_path / "diff"
     result = invoke("diff", "bench", "bench", "--out", str(out), "--no-progress")
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["diff.json", "diff.md", "diff.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "diff.json", "diff.md", "diff.txt"]
     assert (out / "diff.md").read_text().startswith("# Rule change: bench → bench")
     assert json.loads((out / "diff.json").read_text())["command"] == "diff"
 

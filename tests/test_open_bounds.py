@@ -101,7 +101,9 @@ def test_bounds_the_rules_need_as_numbers_are_refused() -> None:
     model = Model(BENCH, SMALL)
     assert openable_bounds(model) == ["turns", "budget", "cmax"]
     with pytest.raises(
-        OpenBoundError, match=r"cap cannot be left open: the schema .*turns, budget, cmax"
+        OpenBoundError,
+        match=r"cap cannot be left open: its value is needed as a number by the schema;"
+        r" .*turns, budget, cmax",
     ):
         Encoding(model, (), ("turns", "cap"))
     with pytest.raises(UnknownNameError, match="nope"):

@@ -49,7 +49,9 @@ def tiny_out(with_tiny: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_out_writes_the_whole_set(tiny_out: Path) -> None:
-    assert sorted(p.name for p in tiny_out.iterdir()) == SET
+    assert sorted(p.name for p in tiny_out.iterdir()) == sorted([outdir.MANIFEST, *SET])
+    manifest = json.loads((tiny_out / outdir.MANIFEST).read_text())
+    assert manifest == {"entries": SET}
     assert sorted(p.name for p in (tiny_out / "traces").iterdir()) == TRACES
 
 
@@ -230,5 +232,35 @@ def test_an_existing_folder_keeps_the_users_files_and_loses_old_traces(tmp_path:
     assert (out / "notes.txt").read_text() == "mine"
     assert (out / "report.md").read_text() == "new"
     assert [p.name for p in (out / "traces").iterdir()] == ["new.itf.json"]
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "report.md", "traces"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        outdir.MANIFEST,
+        "notes.txt",
+        "report.md",
+        "traces",
+    ]
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary folder left
+    # A new run without traces: the former run's traces go, the user's notes stay.
+    outdir.write_report_set(out, {"report.md": "newer"})
+    assert sorted(p.name for p in out.iterdir()) == [outdir.MANIFEST, "notes.txt", "report.md"]
+
+
+def test_a_folder_holding_only_a_former_set_is_replaced_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No moment shows a mix of the two sets: every rename moves a whole set (the folder),
+    never one report file beside another run's."""
+    out = tmp_path / "out"
+    outdir.write_report_set(out, {"report.md": "old", "report.json": "{}", "traces/a": "x"})
+    moved: list[tuple[str, str]] = []
+    real = os.replace
+
+    def spy(src: str | Path, dst: str | Path) -> None:
+        moved.append((Path(src).name, Path(dst).name))
+        real(src, dst)
+
+    monkeypatch.setattr(outdir.os, "replace", spy)
+    outdir.write_report_set(out, {"report.md": "new"})
+    assert [dst for _, dst in moved] == ["out", "out"]  # the old folder aside, the new in
+    assert sorted(p.name for p in out.iterdir()) == [outdir.MANIFEST, "report.md"]
+    assert (out / "report.md").read_text() == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]

@@ -72,6 +72,57 @@ def test_workers_answer_the_same_whatever_their_number() -> None:
     assert lasso.trace.loop_start is not None and lasso.trace.exits is not None
 
 
+def test_a_killed_worker_loses_its_own_task_only() -> None:
+    """A worker killed by SIGKILL (the out-of-memory killer's signal) makes its property
+    UNKNOWN, saying so (or, for the bounds task, leaves which bounds cut undecided); every
+    other property keeps the verdict it gets when nothing is killed."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from procs import alive, children
+
+    sel = runner.select(BENCH, bounds=SMALL)
+    model, sc = sel.model, sel.scenario
+    want = {
+        r.name: r.verdict for r in check_properties(model, BENCH.properties, jobs=1, scenario=sc)
+    }
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def kill_the_first_worker() -> None:
+        while not stop.is_set() and not killed:
+            for pid in children(os.getpid()):
+                try:
+                    cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+                except OSError:
+                    continue
+                if b"turnproof.checks.workers" in cmd and alive(pid):
+                    time.sleep(0.3)  # past its start, in its task
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    return
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_the_first_worker)
+    killer.start()
+    try:
+        got = check_properties(model, BENCH.properties, jobs=2, scenario=sc)
+    finally:
+        stop.set()
+        killer.join()
+    assert killed
+    lost = [r for r in got if "was killed by SIGKILL (out of memory?)" in r.reason]
+    assert lost, [r.reason for r in got]
+    for r in got:
+        if r.verdict is Verdict.UNKNOWN:
+            assert r.reason == "its worker process was killed by SIGKILL (out of memory?)"
+        else:
+            assert r.verdict is want[r.name], r.name
+    assert not [c for c in children(os.getpid()) if alive(c)]
+
+
 def _never_reached(s: Any, x: Any, b: Any, m: Any) -> Any:
     return s.turn > b.turns  # outside the domain: no state satisfies it
 
