@@ -95,3 +95,29 @@ def test_the_format_documents_a_riftbound_start_that_loads() -> None:
     text = 'format = 1\ntitle = "t"\n' + block + cards
     start = loader.loads(text, "FORMAT.md").build().model.initial_states()[0]
     assert start.chain.length == 2 and start.prio == 1 and start.stage.name == "PRIORITY"
+
+
+def test_an_undone_lone_play_leaves_no_chain_behind() -> None:
+    """358.4: everything is undone. A card that alone made the state Closed and fails its
+    legality check takes its chain with it: the state is Open as before the play, with no
+    record of an opener, so 346 has no emptied chain to pass Focus for. (Plays whose cost
+    cannot be paid are offered here, by a mutant of ``play`` only, so that undoing happens.)"""
+    from turnproof.model.packs import mutant_ruleset
+
+    m = RIFTBOUND.mutant("unpayable-plays-offered")
+    model = Model(mutant_ruleset(RIFTBOUND, m), dict(m.bounds))
+    ex = explore(model)
+    describe = model.schema.describe_value
+    undone = 0
+    for e in range(ex.transitions):
+        if model.actions[ex.act[e]].rule.name != "undo_illegal":
+            continue
+        s, t = describe(ex.state(ex.src[e])), describe(ex.state(ex.dst[e]))
+        if t["chain"] or t["waiting"]:
+            assert t["opener"] == s["opener"]  # another item opened it: still on record
+            continue
+        undone += 1
+        assert (s["opener"], t["opener"], t["focus"]) == ("CARD", "NONE", s["focus"])
+        after = {model.actions[ex.act[f]].rule.name for f in ex.out_edges(ex.dst[e])}
+        assert "becomes_open" not in after
+    assert undone > 100  # in showdowns and out of them

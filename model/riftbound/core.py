@@ -930,7 +930,12 @@ def undo_illegal(s: RbState, x: Any, b: Bounds) -> Any:
     x.within(x.Or(permanent, back + 1 <= b.hand_cap), "hand_cap")
     hand = x.set(hand, it.ctrl, x.If(permanent, back, back + 1))
     used = x.get(t.used, it.ctrl)
-    return t.replace(perm=perm, hand=hand, used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)))
+    # Undoing the card that alone made the state Closed undoes the chain it opened too: the
+    # state is Open as before the play, and no chain emptied (346 does not pass Focus).
+    opener = x.If(closed(t, x), s.opener, Opener.NONE)
+    return t.replace(
+        perm=perm, hand=hand, used=x.set(t.used, it.ctrl, x.Max(used - 1, 0)), opener=opener
+    )
 
 
 @rule(

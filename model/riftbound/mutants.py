@@ -93,6 +93,11 @@ def _turn_starts_again(s: Any, x: Any, b: Any) -> Any:
     return core.start_turn.fn(s, x, b).replace(stage=s.stage)
 
 
+def _undo_keeps_the_opener(s: Any, x: Any, b: Any) -> Any:
+    """358.4 half applied: the card is undone, but the chain it alone opened is not."""
+    return core.undo_illegal.fn(s, x, b).replace(opener=s.opener)
+
+
 def _rewritten(rule: Any, summary: str, fn: Any) -> Replace:
     return Replace(rule.name, replace(rule, fn=fn, summary=f"MUTANT: {summary}"))
 
@@ -344,6 +349,20 @@ MUTANTS = (
         "the failed legality check undoes it",
         (derive("play", "MUTANT: plays are offered whatever their cost", unpayable=True),),
         ("a-played-card-passes-its-legality-check",),
+        bounds={"actions": 1},
+    ),
+    Mutant(
+        "undone-play-leaves-a-chain",
+        "358.4 half applied: a play that fails its legality check is undone, but the chain it "
+        "alone opened stays on record, so the state becomes Open as after a chain and Focus "
+        "passes in a showdown (346), though nothing was played",
+        (
+            derive("play", "MUTANT: plays are offered whatever their cost", unpayable=True),
+            _rewritten(
+                core.undo_illegal, "the chain an undone play opened stays", _undo_keeps_the_opener
+            ),
+        ),
+        ("focus-follows-346",),
         bounds={"actions": 1},
     ),
     Mutant(

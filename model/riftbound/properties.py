@@ -136,11 +136,18 @@ def _countering(s: RbState, x: Any, b: Bounds, m: Any) -> Term:
 #: A chain existed since the state was last Open (the monitor's value in a state is about the
 #: transitions before it): the first step out of a state where it holds and the chain is gone is
 #: the one that makes the state Open again (340, 346).
+def _undone_whole(t: RbState, r: Any, x: Any) -> Term:
+    """The step undid the play that alone made the state Closed (358.4): no chain existed."""
+    return x.And(r.citation == "RB 358.4", x.Not(closed(t, x)))
+
+
 HAD_CHAIN = Monitor(
     "had_chain",
     BoolDomain(),
     init=lambda s, x, b: False,
-    update=lambda s, t, r, m, x, b: x.Or(closed(s, x), closed(t, x)),
+    update=lambda s, t, r, m, x, b: x.And(
+        x.Or(closed(s, x), closed(t, x)), x.Not(_undone_whole(t, r, x))
+    ),
 )
 
 
