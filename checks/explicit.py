@@ -1115,31 +1115,91 @@ def find_edge(ex: Exploration, pred: Callable[..., Any]) -> int | None:
     return None
 
 
-def check_always(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+class Searches:
+    """The searches the checks make, answered one by one through the interpreted predicates
+    (:func:`find_state`, :func:`find_edge`: the oracle), or, by :meth:`compiled`, all at once
+    by compiled predicates in one pass over the states and one over the edges
+    (``checks/compiled_props.py``). The answers are the same."""
+
+    def __init__(self, ex: Exploration) -> None:
+        self.ex = ex
+        self._states: dict[tuple[int, bool], int | None] = {}
+        self._edges: dict[int, int | None] = {}
+        self.fallbacks: list[str] = []
+
+    @classmethod
+    def compiled(cls, ex: Exploration, props: Sequence[Property]) -> Searches:
+        """Every search ``props`` make, answered at once."""
+        from turnproof.checks.compiled_props import first_edges, first_states
+
+        found = cls(ex)
+        wanted: dict[tuple[int, bool], tuple[Any, bool]] = {}
+        steps: dict[int, Any] = {}
+        for p in props:
+            if p.pred is not None and p.kind in ("always", "reachable"):
+                negate = p.kind == "always"
+                wanted.setdefault((id(p.pred), negate), (p.pred, negate))
+            if p.pred is not None and p.kind == "step":
+                steps.setdefault(id(p.pred), p.pred)
+            if p.antecedent is not None:
+                wanted.setdefault((id(p.antecedent), False), (p.antecedent, False))
+        keys = list(wanted)
+        firsts, notes = first_states(ex, [wanted[k] for k in keys])
+        found._states.update(zip(keys, firsts))
+        step_keys = list(steps)
+        edges, more = first_edges(ex, [steps[k] for k in step_keys])
+        found._edges.update(zip(step_keys, edges))
+        found.fallbacks = notes + more
+        return found
+
+    def state(self, pred: Callable[..., Any], negate: bool = False) -> int | None:
+        """The first node whose state satisfies ``pred`` (fails it, with ``negate``)."""
+        key = (id(pred), negate)
+        if key not in self._states:
+            test = (lambda s, x, b, m: not pred(s, x, b, m)) if negate else pred
+            self._states[key] = find_state(self.ex, test)
+        return self._states[key]
+
+    def failing_edge(self, pred: Callable[..., Any]) -> int | None:
+        """The shallowest edge on which the step predicate ``pred`` fails."""
+        if id(pred) not in self._edges:
+            self._edges[id(pred)] = find_edge(
+                self.ex, lambda s, t, r, x, b, m: not pred(s, t, r, x, b, m)
+            )
+        return self._edges[id(pred)]
+
+
+def check_always(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     assert prop.pred is not None
-    bad = find_state(ex, lambda s, x, b, m: not prop.pred(s, x, b, m))  # type: ignore[misc]
+    bad = (found or Searches(ex)).state(prop.pred, negate=True)
     if bad is not None:
         return _result(
             ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace_to(ex, bad)
         )
-    return _finish_holds(ex, prop, t0)
+    return _finish_holds(ex, prop, t0, found)
 
 
-def check_step(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def check_step(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     assert prop.pred is not None
-    e = find_edge(ex, lambda s, t, r, x, b, m: not prop.pred(s, t, r, x, b, m))  # type: ignore[misc]
+    e = (found or Searches(ex)).failing_edge(prop.pred)
     if e is not None:
         edges = ex.path_to(ex.src[e]) + [e]
         return _result(
             ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=build_trace(ex, edges)
         )
-    return _finish_holds(ex, prop, t0)
+    return _finish_holds(ex, prop, t0, found)
 
 
-def _finish_holds(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def _finish_holds(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     vacuous = False
     reason = ""
-    if prop.antecedent is not None and find_state(ex, prop.antecedent) is None:
+    if prop.antecedent is not None and (found or Searches(ex)).state(prop.antecedent) is None:
         vacuous = True
         reason = "vacuous: no reachable state satisfies the property's antecedent"
     if not ex.complete:
@@ -1149,9 +1209,11 @@ def _finish_holds(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
     )
 
 
-def check_reachable(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def check_reachable(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     assert prop.pred is not None
-    hit = find_state(ex, prop.pred)
+    hit = (found or Searches(ex)).state(prop.pred)
     if hit is not None:
         return _result(
             ex, prop, Verdict.WITNESSED, time.perf_counter() - t0, trace=trace_to(ex, hit)
@@ -1168,7 +1230,9 @@ def check_reachable(ex: Exploration, prop: Property, t0: float) -> PropertyResul
     )
 
 
-def check_no_deadlock(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def check_no_deadlock(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     x = ConcreteOps()
     has_out = bytearray(ex.states)
     for s in ex.src:
@@ -1180,10 +1244,12 @@ def check_no_deadlock(ex: Exploration, prop: Property, t0: float) -> PropertyRes
             return _result(
                 ex, prop, Verdict.VIOLATED, time.perf_counter() - t0, trace=trace_to(ex, i)
             )
-    return _finish_holds(ex, prop, t0)
+    return _finish_holds(ex, prop, t0, found)
 
 
-def check_exclusive(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def check_exclusive(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     actions = ex.model.actions
     seen_src = -1
     automatic: list[int] = []
@@ -1208,10 +1274,12 @@ def check_exclusive(ex: Exploration, prop: Property, t0: float) -> PropertyResul
             seen_src, automatic = s, []
         if e < ex.transitions and actions[ex.act[e]].rule.is_automatic:
             automatic.append(e)
-    return _finish_holds(ex, prop, t0)
+    return _finish_holds(ex, prop, t0, found)
 
 
-def check_terminates(ex: Exploration, prop: Property, t0: float) -> PropertyResult:
+def check_terminates(
+    ex: Exploration, prop: Property, t0: float, found: Searches | None = None
+) -> PropertyResult:
     """No cycle inside the region: strongly connected components of the region's subgraph."""
     assert prop.pred is not None
     x, b = ConcreteOps(), ex.model.bounds
@@ -1226,7 +1294,7 @@ def check_terminates(ex: Exploration, prop: Property, t0: float) -> PropertyResu
         if len(c) > 1 or any(g.has_edge(n, n) for n in c)
     ]
     if not cyclic:
-        result = _finish_holds(ex, prop, t0)
+        result = _finish_holds(ex, prop, t0, found)
         if not region and result.verdict is Verdict.EXHAUSTIVE:
             result.vacuous = True
             result.reason = "vacuous: the region is never reached"
@@ -1377,10 +1445,21 @@ def check_properties(
             coverage.update(rule_coverage(ex))
         if on_exploration is not None:
             on_exploration(ex)
+        t1 = time.perf_counter()
+        found = Searches.compiled(ex, props)
+        # The one pass answers every property's search: its time is shared out evenly.
+        searched = (time.perf_counter() - t1) / max(1, len(props))
         for p in props:
-            t1 = time.perf_counter()
-            r = CHECKS[p.kind](ex, p, t1)
+            t2 = time.perf_counter()
+            r = CHECKS[p.kind](ex, p, t2, found)
             # The exploration is shared: charge its time to every property it served.
-            r.seconds = explore_seconds + (time.perf_counter() - t1)
+            r.seconds = explore_seconds + searched + (time.perf_counter() - t2)
             results[p.name] = r
     return [results[p.name] for p in properties]
+
+
+def check_all(ex: Exploration, props: Sequence[Property]) -> list[PropertyResult]:
+    """Every property of ``props`` checked on one exploration, their searches answered together
+    (:meth:`Searches.compiled`)."""
+    found = Searches.compiled(ex, props)
+    return [CHECKS[p.kind](ex, p, time.perf_counter(), found) for p in props]

@@ -1,0 +1,267 @@
+"""Properties compiled to straight-line Python, and checked in one pass over the explored graph.
+
+The explicit engine used to check each property on its own: a pass over every state (or every
+edge) per property, each state decoded again and each predicate interpreted through
+:class:`~turnproof.model.ops.ConcreteOps`. Here the predicates are compiled the way the rules
+are (``checks/compiled.py``: run once on symbolic states and an operations object that emits
+Python source), and every predicate that asks about states (an ``always`` claim, a reachable
+target, an antecedent, a region) is answered in one pass over the states, every ``step`` claim
+in one pass over the edges, each state decoded once per pass.
+
+A ``step`` predicate is compiled once per rule of the rule set: the rule is a concrete value
+when the predicate runs (``r.citation == "MTG 117.3d"`` is folded at compile time), so a claim
+about one rule costs nothing on the edges of the others, and the edges of a rule that no claim
+constrains are not even decoded. A predicate (or a rule's instance of it) that the tracer cannot
+follow is called interpreted, there only; :attr:`Found.fallbacks` says which and why.
+
+The answers are the interpreted ones: the first state (lowest id, so shallowest) that satisfies
+a predicate, the first edge (in the order of their sources, so the shallowest) where a step
+claim fails. The interpreted functions (``find_state``, ``find_edge``) stay as the oracle; the
+tests compare both on every built-in rule set and shipped scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from turnproof.checks.compiled import (
+    _CONCRETE,
+    EmitOps,
+    Emitter,
+    NotTraceable,
+    Sym,
+    _val,
+    domain_shape,
+    peephole,
+)
+from turnproof.model.rules import Model
+
+StatePred = Callable[..., Any]  # pred(s, x, b, m)
+StepPred = Callable[..., Any]  # pred(s, t, r, x, b, m)
+
+
+def _sym_state(em: Emitter, model: Model, prefix: str) -> Any:
+    shapes = [domain_shape(d) for d in model.schema.domains.values()]
+    return model.schema.state_cls._make(
+        [
+            em.structure(f"{prefix}{i}", sh) if sh is not None else Sym(em, f"{prefix}{i}")
+            for i, sh in enumerate(shapes)
+        ]
+    )
+
+
+def _sym_monitors(em: Emitter, mcls: Any) -> Any:
+    return (
+        None if mcls is None else mcls._make([Sym(em, f"h{i}") for i in range(len(mcls._fields))])
+    )
+
+
+def _unpack(model: Model, prefix: str, var: str) -> str:
+    n = len(model.schema.domains)
+    return "    " + ", ".join(f"{prefix}{i}" for i in range(n)) + f", = {var}"
+
+
+def _traced(
+    call: Callable[[Emitter], Any], consts: dict[str, Any], counter: list[int]
+) -> tuple[list[str], Any]:
+    """The lines that compute a predicate's value and the value (a constant, or a ``Sym``);
+    :class:`NotTraceable` when the tracer cannot follow it, or it guards (a predicate must
+    not: there is no rule instance to disable)."""
+    em = Emitter(consts, counter, 1)
+    try:
+        v = _val(call(em))
+    except NotTraceable:
+        raise
+    except Exception as exc:
+        raise NotTraceable(f"{type(exc).__name__}: {exc}") from exc
+    if any(ln.strip() == "break" for ln in em.lines):
+        raise NotTraceable("a guard inside a predicate")
+    cond = em.cond(v) if isinstance(v, Sym) else None
+    return em.lines, (v if cond is None else cond)
+
+
+@dataclass
+class _Module:
+    """The source of one generated module, built function by function."""
+
+    consts: dict[str, Any] = field(
+        default_factory=lambda: {"_x": _CONCRETE, "_new": tuple.__new__}
+    )
+    counter: list[int] = field(default_factory=lambda: [0])
+    sources: list[str] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+
+    def const(self, name: str, value: Any) -> str:
+        self.consts[name] = value
+        return name
+
+    def function(
+        self, name: str, header: list[str], checks: list[tuple[list[str], Any, int]]
+    ) -> bool:
+        """Add ``def name(...)`` that returns the indices whose check is true; ``False`` when
+        every check is constantly false (no function is needed)."""
+        body: list[str] = []
+        for lines, value, k in checks:
+            if isinstance(value, str):
+                body += lines + [f"    if {value}:", f"        _a({k})"]
+            elif value:
+                body += lines + [f"    _a({k})"]
+        if not body:
+            return False
+        self.sources.append(
+            "\n".join(
+                peephole(header + ["    _r = []", "    _a = _r.append", *body, "    return _r"])
+            )
+        )
+        return True
+
+    def build(self, label: str) -> dict[str, Any]:
+        namespace = dict(self.consts)
+        source = "\n\n".join(self.sources) + "\n"
+        exec(compile(source, f"<turnproof compiled properties {label}>", "exec"), namespace)  # noqa: S102
+        return namespace
+
+
+def compile_state_checks(
+    model: Model, preds: Sequence[tuple[StatePred, bool]], mcls: Any
+) -> tuple[Callable[[Any, Any], list[int]] | None, list[str]]:
+    """One function ``hits(s, m)``: the indices ``k`` for which ``preds[k]`` holds of ``s``
+    (with ``m`` its monitor values), or fails when its flag ``negate`` is set; ``None`` when no
+    predicate can ever hit. Also the sentences saying which predicates stay interpreted."""
+    mod = _Module()
+    b = model.bounds
+    mod.consts["_b"] = b
+    checks: list[tuple[list[str], Any, int]] = []
+    for k, (pred, negate) in enumerate(preds):
+
+        def call(em: Emitter, pred: StatePred = pred) -> Any:
+            return pred(_sym_state(em, model, "f"), EmitOps(em), b, _sym_monitors(em, mcls))
+
+        try:
+            lines, value = _traced(call, mod.consts, mod.counter)
+        except NotTraceable as exc:
+            fn = mod.const(f"_p{k}", pred)
+            lines, value = [], f"{'not ' if negate else ''}{fn}(s, _x, _b, m)"
+            mod.fallbacks.append(f"{getattr(pred, '__name__', pred)}: {exc}")
+            checks.append((lines, value, k))
+            continue
+        if isinstance(value, str):
+            value = f"not ({value})" if negate else f"({value})"
+        else:
+            value = (not value) if negate else bool(value)
+        checks.append((lines, value, k))
+    header = ["def hits(s, m):", _unpack(model, "f", "s")]
+    if mcls is not None:
+        header.append("    " + ", ".join(f"h{i}" for i in range(len(mcls._fields))) + ", = m")
+    if not mod.function("hits", header, checks):
+        return None, mod.fallbacks
+    return mod.build(model.ruleset.name)["hits"], mod.fallbacks
+
+
+def compile_step_checks(
+    model: Model, preds: Sequence[StepPred], mcls: Any
+) -> tuple[list[Callable[[Any, Any, Any], list[int]] | None], list[str]]:
+    """For each rule instance of ``model`` (by action index), a function ``fails(s, t, m)``:
+    the indices ``k`` for which ``preds[k]`` fails on the edge ``s -> t`` it makes (``m``: the
+    monitor values of ``s``), or ``None`` when no predicate can fail on its edges. Compiled once
+    per rule (the predicates see the rule, not the instance). Also the sentences saying which
+    predicates stay interpreted, and for which rule."""
+    mod = _Module()
+    b = model.bounds
+    mod.consts["_b"] = b
+    names: dict[int, str | None] = {}
+    rules = model.ruleset.rules
+    for n, rule in enumerate(rules):
+        rname = mod.const(f"_rule{n}", rule)
+        checks: list[tuple[list[str], Any, int]] = []
+        for k, pred in enumerate(preds):
+
+            def call(em: Emitter, pred: StepPred = pred, rule: Any = rule) -> Any:
+                s, t = _sym_state(em, model, "f"), _sym_state(em, model, "g")
+                return pred(s, t, rule, EmitOps(em), b, _sym_monitors(em, mcls))
+
+            try:
+                lines, value = _traced(call, mod.consts, mod.counter)
+            except NotTraceable as exc:
+                fn = mod.const(f"_p{k}", pred)
+                checks.append(([], f"not {fn}(s, t, {rname}, _x, _b, m)", k))
+                mod.fallbacks.append(f"{getattr(pred, '__name__', pred)} on {rule.name}: {exc}")
+                continue
+            checks.append((lines, f"not ({value})" if isinstance(value, str) else not value, k))
+        header = [
+            f"def fails{n}(s, t, m):",
+            _unpack(model, "f", "s"),
+            _unpack(model, "g", "t"),
+        ]
+        if mcls is not None:
+            header.append("    " + ", ".join(f"h{i}" for i in range(len(mcls._fields))) + ", = m")
+        names[n] = f"fails{n}" if mod.function(f"fails{n}", header, checks) else None
+    namespace = mod.build(model.ruleset.name) if any(names.values()) else {}
+    index = {id(r): n for n, r in enumerate(rules)}
+    by_rule = [namespace[nm] if nm else None for _, nm in sorted(names.items())]
+    return [by_rule[index[id(a.rule)]] for a in model.actions], mod.fallbacks
+
+
+# -- the passes ------------------------------------------------------------------------------
+
+
+def first_states(
+    ex: Any, preds: Sequence[tuple[StatePred, bool]]
+) -> tuple[list[int | None], list[str]]:
+    """For each ``(pred, negate)``, the first node whose state satisfies ``pred`` (or fails it,
+    when ``negate``), or ``None``: one pass over the states."""
+    first: list[int | None] = [None] * len(preds)
+    if not preds:
+        return first, []
+    mcls = type(ex.monitor_values(0)) if ex.monitors and ex.states else None
+    hits, fallbacks = compile_state_checks(ex.model, preds, mcls)
+    if hits is None:
+        return first, fallbacks
+    left = len(preds)
+    for i, (s, m) in enumerate(ex.iter_states()):
+        found = hits(s, m)
+        if found:
+            for k in found:
+                if first[k] is None:
+                    first[k] = i
+                    left -= 1
+            if not left:
+                break
+    return first, fallbacks
+
+
+def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], list[str]]:
+    """For each step predicate, the first edge (edges are stored in the order of their sources,
+    so the one with the shallowest source) where it fails, or ``None``: one pass over the
+    edges, each source decoded once, a target only when its rule has a claim to check."""
+    first: list[int | None] = [None] * len(preds)
+    if not preds:
+        return first, []
+    mcls = type(ex.monitor_values(0)) if ex.monitors and ex.states else None
+    fns, fallbacks = compile_step_checks(ex.model, preds, mcls)
+    if not any(fns):
+        return first, fallbacks
+    left = len(preds)
+    src, dst, act = ex.src, ex.dst, ex.act
+    state = ex.state
+    sources = ex.iter_states()
+    at, s, m = -1, None, None
+    for e in range(ex.transitions):
+        fn = fns[act[e]]
+        if fn is None:
+            continue
+        i = src[e]
+        while at < i:
+            s, m = next(sources)
+            at += 1
+        found = fn(s, state(dst[e]), m)
+        if found:
+            for k in found:
+                if first[k] is None:
+                    first[k] = e
+                    left -= 1
+            if not left:
+                break
+    return first, fallbacks
