@@ -86,9 +86,7 @@ def _traced(
 class _Module:
     """The source of one generated module, built function by function."""
 
-    consts: dict[str, Any] = field(
-        default_factory=lambda: {"_x": _CONCRETE, "_new": tuple.__new__}
-    )
+    consts: dict[str, Any] = field(default_factory=lambda: {"_x": _CONCRETE, "_new": tuple.__new__})
     counter: list[int] = field(default_factory=lambda: [0])
     sources: list[str] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
@@ -219,17 +217,20 @@ def first_states(
     hits, fallbacks = compile_state_checks(ex.model, preds, mcls)
     if hits is None:
         return first, fallbacks
-    left = len(preds)
     for i, (s, m) in enumerate(ex.iter_states()):
         found = hits(s, m)
-        if found:
-            for k in found:
-                if first[k] is None:
-                    first[k] = i
-                    left -= 1
-            if not left:
-                break
+        if found and not _record(first, found, i):
+            break
     return first, fallbacks
+
+
+def _record(first: list[int | None], found: list[int], at: int) -> bool:
+    """Note ``at`` as the first hit of each of ``found`` that had none; whether any is left
+    without one."""
+    for k in found:
+        if first[k] is None:
+            first[k] = at
+    return any(f is None for f in first)
 
 
 def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], list[str]]:
@@ -243,7 +244,6 @@ def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], l
     fns, fallbacks = compile_step_checks(ex.model, preds, mcls)
     if not any(fns):
         return first, fallbacks
-    left = len(preds)
     src, dst, act = ex.src, ex.dst, ex.act
     state = ex.state
     sources = ex.iter_states()
@@ -257,11 +257,6 @@ def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], l
             s, m = next(sources)
             at += 1
         found = fn(s, state(dst[e]), m)
-        if found:
-            for k in found:
-                if first[k] is None:
-                    first[k] = e
-                    left -= 1
-            if not left:
-                break
+        if found and not _record(first, found, e):
+            break
     return first, fallbacks

@@ -289,7 +289,7 @@ def job_key(job: Job, content_hash: str) -> str:
 
 def _check(job: Job, base: Any) -> ComboResult:
     """Check one combination with the explicit engine (see the module docstring)."""
-    from turnproof.checks.explicit import CHECKS, Limits, explore, find_inconsistencies
+    from turnproof.checks.explicit import Limits, check_all, explore, find_inconsistencies
     from turnproof.checks.explicit import check_properties as explicit_check
     from turnproof.model.scenario import PropertySpec, SpecError
 
@@ -319,7 +319,7 @@ def _check(job: Job, base: Any) -> ComboResult:
     out.met_cards, out.met_rules = interactions(ex)
     plain = [p for p in built.properties if not p.monitors]
     watched = [p for p in built.properties if p.monitors]
-    results = [CHECKS[p.kind](ex, p, 0.0) for p in plain]
+    results = check_all(ex, plain)
     results += explicit_check(model, watched, limits) if watched else []
     by_name = {p.name: p for p in built.properties}
     surprises = {s.name for s in applicable}

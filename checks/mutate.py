@@ -510,15 +510,12 @@ def _check(
         for mon in p.monitors:
             by_name.setdefault(mon.name, mon)
     product = tuple(by_name[n] for n in sorted(by_name))
-    results = {}
-    for p in props:
-        if not p.monitors:
-            results[p.name] = explicit.CHECKS[p.kind](plain, p, time.perf_counter())
+    without = [p for p in props if not p.monitors]
+    results = {r.name: r for r in explicit.check_all(plain, without)}
     with_monitors = [p for p in props if p.monitors]
     if with_monitors:
         ex = explicit.explore(model, product, limits)
-        for p in with_monitors:
-            results[p.name] = explicit.CHECKS[p.kind](ex, p, time.perf_counter())
+        results.update((r.name, r) for r in explicit.check_all(ex, with_monitors))
     ordered = [results[p.name] for p in props]
     return CheckReport(model.describe(), dict(model.bounds), ordered, ["explicit"]).outcomes()
 
