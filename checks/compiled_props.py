@@ -42,8 +42,7 @@ StatePred = Callable[..., Any]  # pred(s, x, b, m)
 StepPred = Callable[..., Any]  # pred(s, t, r, x, b, m)
 
 
-def _sym_state(em: Emitter, model: Model, prefix: str) -> Any:
-    shapes = [domain_shape(d) for d in model.schema.domains.values()]
+def _sym_state(em: Emitter, model: Model, shapes: list[Any], prefix: str) -> Any:
     return model.schema.state_cls._make(
         [
             em.structure(f"{prefix}{i}", sh) if sh is not None else Sym(em, f"{prefix}{i}")
@@ -53,33 +52,13 @@ def _sym_state(em: Emitter, model: Model, prefix: str) -> Any:
 
 
 def _sym_monitors(em: Emitter, mcls: Any) -> Any:
-    return (
-        None if mcls is None else mcls._make([Sym(em, f"h{i}") for i in range(len(mcls._fields))])
-    )
+    if mcls is None:
+        return None
+    return mcls._make([Sym(em, f"h{i}") for i in range(len(mcls._fields))])
 
 
-def _unpack(model: Model, prefix: str, var: str) -> str:
-    n = len(model.schema.domains)
+def _unpack(n: int, prefix: str, var: str) -> str:
     return "    " + ", ".join(f"{prefix}{i}" for i in range(n)) + f", = {var}"
-
-
-def _traced(
-    call: Callable[[Emitter], Any], consts: dict[str, Any], counter: list[int]
-) -> tuple[list[str], Any]:
-    """The lines that compute a predicate's value and the value (a constant, or a ``Sym``);
-    :class:`NotTraceable` when the tracer cannot follow it, or it guards (a predicate must
-    not: there is no rule instance to disable)."""
-    em = Emitter(consts, counter, 1)
-    try:
-        v = _val(call(em))
-    except NotTraceable:
-        raise
-    except Exception as exc:
-        raise NotTraceable(f"{type(exc).__name__}: {exc}") from exc
-    if any(ln.strip() == "break" for ln in em.lines):
-        raise NotTraceable("a guard inside a predicate")
-    cond = em.cond(v) if isinstance(v, Sym) else None
-    return em.lines, (v if cond is None else cond)
 
 
 @dataclass
@@ -95,24 +74,25 @@ class _Module:
         self.consts[name] = value
         return name
 
-    def function(
-        self, name: str, header: list[str], checks: list[tuple[list[str], Any, int]]
-    ) -> bool:
-        """Add ``def name(...)`` that returns the indices whose check is true; ``False`` when
-        every check is constantly false (no function is needed)."""
-        body: list[str] = []
-        for lines, value, k in checks:
+    def function(self, header: list[str], checks: list[tuple[list[str], Any, int]]) -> bool:
+        """Add the function ``header`` begins, which returns the indices whose check is true;
+        ``False`` when every check is constantly false (no function is needed). Every check's
+        lines are kept, in order: a later check may read a value an earlier one computed (the
+        unread ones are dropped)."""
+        lines: list[str] = []
+        tests: list[str] = []
+        for code, value, k in checks:
+            lines += code
             if isinstance(value, str):
-                body += lines + [f"    if {value}:", f"        _a({k})"]
+                lines += [f"    if {value}:", f"        _a({k})"]
+                tests.append(value)
             elif value:
-                body += lines + [f"    _a({k})"]
-        if not body:
+                lines.append(f"    _a({k})")
+                tests.append("True")
+        if not tests:
             return False
-        self.sources.append(
-            "\n".join(
-                peephole(header + ["    _r = []", "    _a = _r.append", *body, "    return _r"])
-            )
-        )
+        body = header + ["    _r = []", "    _a = _r.append", *lines, "    return _r"]
+        self.sources.append("\n".join(peephole(body)))
         return True
 
     def build(self, label: str) -> dict[str, Any]:
@@ -122,6 +102,52 @@ class _Module:
         return namespace
 
 
+class _Tracer:
+    """Traces predicates into one function's body: one emitter and one set of symbolic inputs
+    for all of them, so that what one predicate computes another reads again for free. After a
+    predicate the tracer cannot follow, it starts afresh (what was traced so far stays valid)."""
+
+    def __init__(self, mod: _Module, inputs: Callable[[Emitter], tuple[Any, ...]]) -> None:
+        self.mod = mod
+        self.inputs = inputs
+        self._fresh()
+
+    def _fresh(self) -> None:
+        self.em = Emitter(self.mod.consts, self.mod.counter, 1)
+        self.args = self.inputs(self.em)
+        self.taken = 0
+
+    def trace(self, fn: Callable[..., Any]) -> tuple[list[str], Any]:
+        """``fn(em, *inputs)`` traced: the lines it added and its value (a constant, or the
+        code of a ``Sym``); :class:`NotTraceable` when the tracer cannot follow it, or it
+        guards (a predicate must not: there is no rule instance to disable)."""
+        em = self.em
+        try:
+            v = _val(fn(em, *self.args))
+            if isinstance(v, Sym):
+                v = em.cond(v)
+            new = em.lines[self.taken :]
+            if any(ln.strip() == "break" for ln in new):
+                raise NotTraceable("a guard inside a predicate")
+        except Exception as exc:
+            self._fresh()
+            if isinstance(exc, NotTraceable):
+                raise
+            raise NotTraceable(f"{type(exc).__name__}: {exc}") from exc
+        self.taken = len(em.lines)
+        return new, v
+
+
+def _shapes(model: Model) -> list[Any]:
+    return [domain_shape(d) for d in model.schema.domains.values()]
+
+
+def _monitor_header(mcls: Any) -> list[str]:
+    if mcls is None:
+        return []
+    return ["    " + ", ".join(f"h{i}" for i in range(len(mcls._fields))) + ", = m"]
+
+
 def compile_state_checks(
     model: Model, preds: Sequence[tuple[StatePred, bool]], mcls: Any
 ) -> tuple[Callable[[Any, Any], list[int]] | None, list[str]]:
@@ -129,31 +155,26 @@ def compile_state_checks(
     (with ``m`` its monitor values), or fails when its flag ``negate`` is set; ``None`` when no
     predicate can ever hit. Also the sentences saying which predicates stay interpreted."""
     mod = _Module()
-    b = model.bounds
-    mod.consts["_b"] = b
+    b = mod.const("_b", model.bounds)
+    shapes = _shapes(model)
+    tracer = _Tracer(
+        mod, lambda em: (_sym_state(em, model, shapes, "f"), EmitOps(em), _sym_monitors(em, mcls))
+    )
     checks: list[tuple[list[str], Any, int]] = []
     for k, (pred, negate) in enumerate(preds):
-
-        def call(em: Emitter, pred: StatePred = pred) -> Any:
-            return pred(_sym_state(em, model, "f"), EmitOps(em), b, _sym_monitors(em, mcls))
-
         try:
-            lines, value = _traced(call, mod.consts, mod.counter)
+            lines, value = tracer.trace(lambda em, s, x, m, pred=pred: pred(s, x, model.bounds, m))
         except NotTraceable as exc:
             fn = mod.const(f"_p{k}", pred)
-            lines, value = [], f"{'not ' if negate else ''}{fn}(s, _x, _b, m)"
+            lines, value = [], f"({fn}(s, _x, {b}, m))"
             mod.fallbacks.append(f"{getattr(pred, '__name__', pred)}: {exc}")
-            checks.append((lines, value, k))
-            continue
         if isinstance(value, str):
             value = f"not ({value})" if negate else f"({value})"
         else:
             value = (not value) if negate else bool(value)
         checks.append((lines, value, k))
-    header = ["def hits(s, m):", _unpack(model, "f", "s")]
-    if mcls is not None:
-        header.append("    " + ", ".join(f"h{i}" for i in range(len(mcls._fields))) + ", = m")
-    if not mod.function("hits", header, checks):
+    header = ["def hits(s, m):", _unpack(len(shapes), "f", "s"), *_monitor_header(mcls)]
+    if not mod.function(header, checks):
         return None, mod.fallbacks
     return mod.build(model.ruleset.name)["hits"], mod.fallbacks
 
@@ -167,38 +188,44 @@ def compile_step_checks(
     per rule (the predicates see the rule, not the instance). Also the sentences saying which
     predicates stay interpreted, and for which rule."""
     mod = _Module()
-    b = model.bounds
-    mod.consts["_b"] = b
-    names: dict[int, str | None] = {}
+    b = mod.const("_b", model.bounds)
+    shapes = _shapes(model)
+    names: list[str | None] = []
     rules = model.ruleset.rules
     for n, rule in enumerate(rules):
         rname = mod.const(f"_rule{n}", rule)
+        tracer = _Tracer(
+            mod,
+            lambda em: (
+                _sym_state(em, model, shapes, "f"),
+                _sym_state(em, model, shapes, "g"),
+                EmitOps(em),
+                _sym_monitors(em, mcls),
+            ),
+        )
         checks: list[tuple[list[str], Any, int]] = []
         for k, pred in enumerate(preds):
-
-            def call(em: Emitter, pred: StepPred = pred, rule: Any = rule) -> Any:
-                s, t = _sym_state(em, model, "f"), _sym_state(em, model, "g")
-                return pred(s, t, rule, EmitOps(em), b, _sym_monitors(em, mcls))
-
             try:
-                lines, value = _traced(call, mod.consts, mod.counter)
+                lines, value = tracer.trace(
+                    lambda em, s, t, x, m, pred=pred, rule=rule: pred(
+                        s, t, rule, x, model.bounds, m
+                    )
+                )
             except NotTraceable as exc:
                 fn = mod.const(f"_p{k}", pred)
-                checks.append(([], f"not {fn}(s, t, {rname}, _x, _b, m)", k))
+                lines, value = [], f"{fn}(s, t, {rname}, _x, {b}, m)"
                 mod.fallbacks.append(f"{getattr(pred, '__name__', pred)} on {rule.name}: {exc}")
-                continue
             checks.append((lines, f"not ({value})" if isinstance(value, str) else not value, k))
         header = [
             f"def fails{n}(s, t, m):",
-            _unpack(model, "f", "s"),
-            _unpack(model, "g", "t"),
+            _unpack(len(shapes), "f", "s"),
+            _unpack(len(shapes), "g", "t"),
+            *_monitor_header(mcls),
         ]
-        if mcls is not None:
-            header.append("    " + ", ".join(f"h{i}" for i in range(len(mcls._fields))) + ", = m")
-        names[n] = f"fails{n}" if mod.function(f"fails{n}", header, checks) else None
-    namespace = mod.build(model.ruleset.name) if any(names.values()) else {}
+        names.append(f"fails{n}" if mod.function(header, checks) else None)
+    namespace = mod.build(model.ruleset.name) if any(names) else {}
     index = {id(r): n for n, r in enumerate(rules)}
-    by_rule = [namespace[nm] if nm else None for _, nm in sorted(names.items())]
+    by_rule = [namespace[nm] if nm else None for nm in names]
     return [by_rule[index[id(a.rule)]] for a in model.actions], mod.fallbacks
 
 
