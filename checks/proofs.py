@@ -96,6 +96,7 @@ class Answer:
     reason: str = ""
     depth: int = 0  # the deepest bounded search that came back clean
     last: State | None = None  # the bad state at the end of the trace
+    formula: Any = None  # a safe answer's inductive invariant, when it is one formula
 
 
 def unsafe(found: BmcOutcome) -> Answer:
@@ -131,14 +132,20 @@ def spacer(q: Query, deadline: Deadline) -> Answer:
     problem = check_invariant(q, invariant, deadline)
     if problem:
         return Answer("unknown", reason=f"Spacer's invariant did not check: {problem}")
+    return spacer_answer(q, invariant)
+
+
+def spacer_answer(q: Query, invariant: Any) -> Answer:
+    """The proof by an inductive invariant Spacer found (checked by the caller)."""
     return Answer(
         "safe",
         certificate={
             "method": "chc-spacer",
-            "invariant": enc.render(invariant),
+            "invariant": q.enc.render(invariant),
             "checked": ["initiation", "consecution", "safety"],
             "solver": f"z3 {z3.get_version_string()}",
         },
+        formula=invariant,
     )
 
 
@@ -369,11 +376,16 @@ def decide_then_invariant(
     max_depth: int,
     deadline: Deadline,
     invariant_s: float | None = None,
+    memo: str | None = None,
 ) -> Answer:
     """Spacer; when it is unsure, :func:`by_invariant`; then the rest of :func:`decide`
     (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
     reason. ``invariant_s``: the seconds the invariant may take, beyond ``deadline`` if need
-    be (default: its share of ``deadline``)."""
+    be (default: its share of ``deadline``). ``memo``: the proof cache's entry for this query
+    (``checks/proofcache.py``): the method that proved it last time is tried first, and
+    re-checked, and a new proof by Spacer or the control invariant is recorded there."""
+    from turnproof.checks import proofcache
+
     total = deadline.left()
     small = by_reachable_set(q, deadline)
     if small is not None and small.status != "unknown":
@@ -381,16 +393,27 @@ def decide_then_invariant(
     local = by_domains(q, Deadline(min(total * DOMAINS_SHARE, deadline.left())))
     if local is not None:
         return local
+    budget = min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
+    entry = proofcache.load(memo) if memo else None
+    if entry is not None and entry["method"] == proofcache.SPACER:
+        invariant = proofcache.spacer_invariant(entry, q.enc)
+        if invariant is not None and not check_invariant(q, invariant, deadline):
+            return spacer_answer(q, invariant)
+    if entry is not None and entry["method"] == proofcache.CONTROL:
+        again = by_invariant(model, q, Deadline(budget))
+        if again.status == "safe":
+            return again
     first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
     if first.status == "safe":
+        if memo and first.formula is not None:
+            proofcache.store(memo, proofcache.spacer_entry(first.formula))
         return first
     reasons = ""
     if first.status == "unknown":
-        budget = (
-            min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
-        )
         second = by_invariant(model, q, Deadline(budget))
         if second.status == "safe":
+            if memo:
+                proofcache.store(memo, {"method": proofcache.CONTROL})
             return second
         reasons = f"; {second.reason}"
     rest = decide(q, max_depth=max_depth, deadline=deadline, first=first)
@@ -781,7 +804,12 @@ def _check(
         )
         q = Query(enc, target, 0 if prop.kind == "always" else 1)
         answer = small_counterexample(prop, q, deadline) or decide_then_invariant(
-            model, q, max_depth=max_depth, deadline=deadline, invariant_s=invariant_s
+            model,
+            q,
+            max_depth=max_depth,
+            deadline=deadline,
+            invariant_s=invariant_s,
+            memo=proof_memo(model, prop, enc),
         )
         answer = _guided(answer, q, guide, deadline)
         return _safety_result(
@@ -802,6 +830,17 @@ def _check(
     return _safety_result(
         model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity
     )
+
+
+def proof_memo(model: Model, prop: Property, enc: Encoding) -> str | None:
+    """The proof cache's entry for ``prop`` on ``enc``, unless ``TURNPROOF_PROOF_CACHE=0``."""
+    import os
+
+    from turnproof.checks import proofcache
+
+    if os.environ.get(proofcache.ENV, "1") == "0":
+        return None
+    return proofcache.key(model, prop, enc)
 
 
 def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadline:

@@ -635,9 +635,12 @@ def check_command(
     "for all"): the symbolic engine proves it for every value of those bounds, and the report
     says for which values each PROVED holds.
 
-    The symbolic engine caches the invariants it infers (re-checked when read back) in the
-    per-user cache folder (~/.cache/turnproof/invariants on Linux); the environment variable
-    TURNPROOF_INVARIANT_CACHE names another folder.
+    The symbolic engine caches the invariants it infers, and which method proved each
+    property (with Spacer's invariant), in the per-user cache folder
+    (~/.cache/turnproof/invariants on Linux); everything read back is checked again, so a
+    warm run gives a cold run's verdicts and certificates. The environment variable
+    TURNPROOF_INVARIANT_CACHE names another folder; TURNPROOF_PROOF_CACHE=0 turns the
+    proof cache off.
     """
     started = time.perf_counter()
     if amend_file is not None:

@@ -117,6 +117,10 @@ def _session_invariant_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterat
     the workers share it (writes are atomic)."""
     key = "TURNPROOF_INVARIANT_CACHE"
     old = os.environ.get(key)
+    # The proof cache would let a test's proof method depend on what an earlier test proved
+    # (a cached Spacer invariant answers before the method under test): off, but where a test
+    # turns it on in a folder of its own (test_symbolic_proofs.py).
+    os.environ["TURNPROOF_PROOF_CACHE"] = "0"
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     folder = shared / "invariants"

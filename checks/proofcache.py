@@ -1,0 +1,100 @@
+"""What proved each property last time, kept so that the next run tries it first.
+
+A cold run of the symbolic engine tries its methods in turn: the fields' domains, Spacer, the
+control invariant, k-induction. A property that Spacer proved costs Spacer's search again on
+every run, and one that only the control invariant proved costs Spacer's failed share first.
+This cache remembers, per property and model, the method that proved it and, for Spacer, the
+inductive invariant it found (as SMT-LIB text over the state variables). The next run tries that
+first, and re-checks it: a cached Spacer invariant is checked for initiation, consecution and
+safety against the query as it is now, exactly as Spacer's own answer is; the control invariant
+is inferred and checked again as ever (its own cache makes that quick). Nothing read from here
+is trusted: an entry that does not check (a changed rule, a changed property, a damaged file)
+is passed over and the methods run in their usual order, so the verdict is what a cold run
+gives, and so is the certificate.
+
+The entries live beside the invariant cache (``invariants.cache_dir()``: the per-user cache
+folder, or ``$TURNPROOF_INVARIANT_CACHE``), one small JSON file each, written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from typing import Any
+
+import z3
+from turnproof.checks.invariants import _where, cache_dir
+from turnproof.checks.symbolic import Encoding
+from turnproof.model.properties import Property
+from turnproof.model.rules import Model
+
+#: Bumped when the entries' meaning changes.
+VERSION = 1
+
+#: Set to ``0``, the environment variable that turns the cache off (every run is a cold one).
+ENV = "TURNPROOF_PROOF_CACHE"
+
+SPACER = "chc-spacer"
+CONTROL = "control-invariant"
+
+
+def key(model: Model, prop: Property, enc: Encoding) -> str:
+    """The entry's name: the rule set's content, the bounds, the property (its name, kind and
+    the functions it is made of), the open bounds and the monitors."""
+    bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
+    parts = [
+        f"v{VERSION}",
+        z3.get_version_string(),
+        model.ruleset.name,
+        model.ruleset.content_hash(),
+        bounds,
+        prop.name,
+        prop.kind,
+        _where(prop.pred) if prop.pred is not None else "",
+        _where(prop.antecedent) if prop.antecedent is not None else "",
+        "open=" + ",".join(enc.open_bounds),
+        "monitors=" + ",".join(f"{m.name}:{_where(m.update)}" for m in enc.monitors),
+    ]
+    return "proof-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+
+
+def load(name: str) -> dict[str, Any] | None:
+    """The entry ``name``, or ``None`` (none, or unreadable)."""
+    try:
+        with open(os.path.join(cache_dir(), f"{name}.json"), encoding="utf-8") as f:
+            entry = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and entry.get("method") in (SPACER, CONTROL) else None
+
+
+def store(name: str, entry: dict[str, Any]) -> None:
+    """Write the entry whole (a temporary file, then a rename); no cache folder, no entry."""
+    folder = cache_dir()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(entry, f)
+        os.replace(tmp, os.path.join(folder, f"{name}.json"))
+    except OSError:
+        pass
+
+
+def spacer_entry(invariant: Any) -> dict[str, Any]:
+    return {"method": SPACER, "invariant": f"(assert {invariant.sexpr()})"}
+
+
+def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:
+    """The invariant of a Spacer entry over ``enc``'s step-0 variables, or ``None`` when the
+    text does not parse over them."""
+    text = entry.get("invariant")
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = z3.parse_smt2_string(text, decls={str(v): v for v in enc.vars(0)})
+    except z3.Z3Exception:
+        return None
+    return parsed[0] if len(parsed) == 1 else None

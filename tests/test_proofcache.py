@@ -1,0 +1,108 @@
+"""The proof cache (``checks/proofcache.py``): a property Spacer proved is proved next time by
+its invariant, re-checked, without Spacer's search, with the same certificate; an entry that
+does not check is passed over and the methods run as on a cold run; the method remembered for
+a property only the control invariant proved is tried first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from turnproof.checks import proofcache, proofs
+from turnproof.checks.bmc import Deadline, violation_target
+from turnproof.checks.proofs import Answer, Query, decide_then_invariant
+from turnproof.checks.symbolic import Encoding
+from turnproof.model.bench import BENCH
+from turnproof.model.properties import always
+from turnproof.model.rules import Model
+
+
+def untap_needs_empty_stack(s: Any, x: Any, b: Any, m: Any) -> Any:
+    return x.Implies(x.Or(s.step == 0, s.step == 11), s.stk.length == 0)
+
+
+PROP = always("untap-needs-empty-stack", "the stack is empty in untap", untap_needs_empty_stack)
+
+
+@pytest.fixture
+def setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Model, Query, str]:
+    monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+    monkeypatch.setenv(proofcache.ENV, "1")
+    model = Model(BENCH)  # 5,017 states: beyond the reachable-set proof, so Spacer answers
+    enc = Encoding(model)
+    q = Query(enc, violation_target(enc, untap_needs_empty_stack), 0)
+    memo = proofs.proof_memo(model, PROP, enc)
+    assert memo is not None
+    return model, q, memo
+
+
+def solve(model: Model, q: Query, memo: str) -> Answer:
+    return decide_then_invariant(model, q, max_depth=20, deadline=Deadline(60), memo=memo)
+
+
+def test_a_spacer_proof_is_rechecked_not_searched_again(
+    setting: tuple[Model, Query, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    model, q, memo = setting
+    cold = solve(model, q, memo)
+    assert cold.status == "safe" and cold.certificate is not None
+    assert cold.certificate["method"] == "chc-spacer"
+    entry = json.loads((tmp_path / f"{memo}.json").read_text())
+    assert entry["method"] == proofcache.SPACER and entry["invariant"].startswith("(assert ")
+
+    def no_search(*args: Any, **kwargs: Any) -> Answer:
+        raise AssertionError("Spacer searched again")
+
+    monkeypatch.setattr(proofs, "spacer", no_search)
+    warm = solve(model, q, memo)
+    assert warm.status == "safe" and warm.certificate == cold.certificate
+
+
+def test_an_entry_that_does_not_check_is_passed_over(
+    setting: tuple[Model, Query, str], tmp_path: Path
+) -> None:
+    """A cached invariant that is not inductive for the query as it is now (here: ``true``,
+    which does not exclude the bad states) proves nothing: Spacer runs as on a cold run, and
+    its proof replaces the entry."""
+    model, q, memo = setting
+    (tmp_path / f"{memo}.json").write_text(
+        json.dumps({"method": proofcache.SPACER, "invariant": "(assert true)"})
+    )
+    again = solve(model, q, memo)
+    assert again.status == "safe" and again.certificate is not None
+    assert again.certificate["method"] == "chc-spacer"
+    assert json.loads((tmp_path / f"{memo}.json").read_text())["invariant"] != "(assert true)"
+    for junk in ("not json", json.dumps({"method": "guess"}), json.dumps({"method": "chc-spacer"})):
+        (tmp_path / f"{memo}.json").write_text(junk)
+        answer = solve(model, q, memo)
+        assert answer.certificate is not None and answer.certificate["method"] == "chc-spacer"
+
+
+def test_the_control_invariant_is_tried_first_when_it_proved_last_time(
+    setting: tuple[Model, Query, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    model, q, memo = setting
+    (tmp_path / f"{memo}.json").write_text(json.dumps({"method": proofcache.CONTROL}))
+    order: list[str] = []
+    real_spacer = proofs.spacer
+
+    def by_invariant(*args: Any, **kwargs: Any) -> Answer:
+        order.append("control invariant")
+        return Answer("unknown", reason="not this time")
+
+    def spacer(*args: Any, **kwargs: Any) -> Answer:
+        order.append("spacer")
+        return real_spacer(*args, **kwargs)
+
+    monkeypatch.setattr(proofs, "by_invariant", by_invariant)
+    monkeypatch.setattr(proofs, "spacer", spacer)
+    assert solve(model, q, memo).status == "safe"
+    assert order == ["control invariant", "spacer"]
+
+
+def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(proofcache.ENV, "0")
+    model = Model(BENCH)
+    assert proofs.proof_memo(model, PROP, Encoding(model)) is None
