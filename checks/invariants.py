@@ -50,7 +50,7 @@ import platformdirs
 import z3
 from turnproof.checks.bmc import Deadline, finite_solver
 from turnproof.checks.symbolic import Encoding, concrete_moves
-from turnproof.model.errors import BoundsError
+from turnproof.model.errors import BoundsError, SchemaError
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Monitor
 from turnproof.model.rules import Model
@@ -664,9 +664,11 @@ def columns(
         for values in low_ends(model, open_bounds):
             try:
                 other = Model(model.ruleset, {**dict(model.bounds), **values})
-            except BoundsError:
-                continue  # a combination the rule set refuses: no state to sample
-            more = sample_columns(other, LOW_END_SAMPLES, monitors)
+                more = sample_columns(other, LOW_END_SAMPLES, monitors)
+            except (BoundsError, SchemaError):
+                # A combination the rule set refuses, or where a scenario's start does not fit
+                # (a pool of 1 with energy at 0): no state to sample there.
+                continue
             got = [a + b for a, b in zip(got, more)]
         _COLUMNS[key] = got
     return got

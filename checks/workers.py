@@ -225,11 +225,15 @@ def _run_in_subprocess(task: Task) -> Any:
 def main() -> None:
     """Worker entry point: one pickled task on stdin, its pickled answer on stdout."""
     die_with_parent()
+    # Run as ``python -m``, this module is ``__main__``: the answer's classes are pickled from
+    # the module by its own name, which the parent can import.
+    from turnproof.checks import workers
+
     task = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - sent by run_tasks
     try:
-        answer = run_task(task)
+        answer = workers.run_task(task)
     except TurnproofError as exc:
-        answer = _Failure(str(exc), exc.exit_code)
+        answer = workers._Failure(str(exc), exc.exit_code)
     sys.stdout.buffer.write(pickle.dumps(answer))
     sys.stdout.buffer.flush()
 

@@ -265,3 +265,15 @@ def test_magic_at_default_bounds_with_both_engines() -> None:
 @pytest.mark.deep
 def test_the_whole_default_check() -> None:
     _default_check(may_be_unknown=CLOSE_TO_THE_BUDGET)
+
+
+def test_a_turnproof_error_a_worker_finds_reaches_the_caller_as_itself() -> None:
+    """A worker runs as ``python -m``: the error it sends back must be of a class the caller
+    can unpickle (not one of ``__main__``), so that the caller raises the worker's message."""
+    from turnproof.checks import workers
+    from turnproof.model.errors import TurnproofError
+    from turnproof.model.scenario import CardSpec, Scenario
+
+    bad = Scenario("bad", "magic", cards=(CardSpec("No Such Card", 0),))
+    with pytest.raises(TurnproofError, match="No Such Card"):
+        workers.run_tasks([workers.Task(bad, "no-deadlock", 5.0, 5)], 1)
