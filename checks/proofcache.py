@@ -38,6 +38,7 @@ ENV = "TURNPROOF_PROOF_CACHE"
 
 SPACER = "chc-spacer"
 CONTROL = "control-invariant"
+BOUNDS = "bounds"
 
 
 def key(model: Model, prop: Property, enc: Encoding) -> str:
@@ -67,7 +68,8 @@ def load(name: str) -> dict[str, Any] | None:
             entry = json.load(f)
     except (OSError, ValueError):
         return None
-    return entry if isinstance(entry, dict) and entry.get("method") in (SPACER, CONTROL) else None
+    known = (SPACER, CONTROL, BOUNDS)
+    return entry if isinstance(entry, dict) and entry.get("method") in known else None
 
 
 def store(name: str, entry: dict[str, Any]) -> None:
@@ -98,3 +100,60 @@ def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:
     except z3.Z3Exception:
         return None
     return parsed[0] if len(parsed) == 1 else None
+
+
+# -- which bounds cut a reachable transition ---------------------------------------------------
+
+
+def bounds_key(enc: Encoding, timeout_s: float, max_depth: int) -> str | None:
+    """The entry of the question which bounds cut (``None`` with the cache off): the rule set's
+    content, the bounds, the open bounds, and the budget the question had (an undecided answer
+    is kept only for the budget it was given)."""
+    if os.environ.get(ENV, "1") == "0":
+        return None
+    model = enc.model
+    bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
+    parts = [
+        f"v{VERSION}",
+        z3.get_version_string(),
+        model.ruleset.name,
+        model.ruleset.content_hash(),
+        bounds,
+        "open=" + ",".join(enc.open_bounds),
+        f"budget={timeout_s:g}",
+        f"depth={max_depth}",
+    ]
+    return "bounds-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+
+
+def bounds_entry(outcome: Any, invariants: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "method": BOUNDS,
+        "reached": outcome.reached,
+        "unreached": outcome.unreached,
+        "undecided": outcome.undecided,
+        "reason": outcome.reason,
+        "domain_undecided": outcome.domain_undecided,
+        "invariants": {b: f"(assert {f.sexpr()})" for b, f in invariants.items()},
+    }
+
+
+def load_bounds(name: str) -> tuple[Any, dict[str, str]] | None:
+    """A kept outcome and the Spacer invariant (text) of each bound it proved never to cut."""
+    from turnproof.checks.symbolic import BoundsOutcome
+
+    entry = load(name)
+    if entry is None or entry["method"] != BOUNDS:
+        return None
+    try:
+        outcome = BoundsOutcome(
+            {str(k): int(v) for k, v in entry["reached"].items()},
+            [str(b) for b in entry["unreached"]],
+            [str(b) for b in entry["undecided"]],
+            str(entry["reason"]),
+            domain_undecided=str(entry["domain_undecided"]),
+        )
+        invariants = {str(k): str(v) for k, v in entry["invariants"].items()}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return outcome, invariants

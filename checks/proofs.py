@@ -1388,26 +1388,77 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
     is not terminal: a bounded search finds the shallowest such state for each bound (one
     unrolling for all of them), and Spacer is asked to prove the others never cut."""
 
+    from turnproof.checks import proofcache
+
     deadline = Deadline(timeout_s)
     small = _small_bounds(enc, deadline)
     if small is not None:
         return small
+    memo = proofcache.bounds_key(enc, timeout_s, max_depth)
+    if memo is not None:
+        kept = _bounds_from_cache(enc, memo, deadline)
+        if kept is not None:
+            return kept
+    outcome, proofs_of = _bounds_reached(enc, deadline, max_depth)
+    if memo is not None and not outcome.domain_error:
+        proofcache.store(memo, proofcache.bounds_entry(outcome, proofs_of))
+    return outcome
+
+
+def _cut_target(enc: Encoding, bound: str) -> Target:
+    """The bad condition "a live state where ``bound`` cuts a transition" (or, for
+    :data:`DOMAIN`, "a step leaves the fields' domains")."""
+
+    def target(k: int) -> Any:
+        if bound == DOMAIN:
+            return enc.leaves_domain(k)
+        return z3.And(z3.Not(enc.is_terminal(k)), enc.cut(k, bound))
+
+    return target
+
+
+def _bounds_from_cache(enc: Encoding, memo: str, deadline: Deadline) -> BoundsOutcome | None:
+    """The outcome the proof cache kept, each answer checked again: a bound reached at depth
+    ``k`` is reached there (a bounded search at exactly that depth), a bound proved never to
+    cut has its Spacer invariant re-checked; what was left undecided stays so (no claim rests
+    on it). ``None`` when there is no entry, or anything in it does not check."""
+    from turnproof.checks import proofcache
+
+    entry = proofcache.load_bounds(memo)
+    if entry is None:
+        return None
+    outcome, invariants = entry
+    unrolling = Unrolling(enc)
+    for bound, k in outcome.reached.items():
+        answer, _ = unrolling.check_at(k, _cut_target(enc, bound)(k), deadline)
+        if answer != z3.sat:
+            return None
+    proved = list(outcome.unreached)
+    if not outcome.domain_undecided and not _no_step_leaves_domains(enc, deadline):
+        proved.append(DOMAIN)  # the fields' domains were proved never left: prove it again
+    for bound in proved:
+        inv = proofcache.spacer_invariant({"invariant": invariants.get(bound)}, enc)
+        if inv is None or check_invariant(Query(enc, _cut_target(enc, bound), 0), inv, deadline):
+            return None
+    return outcome
+
+
+def _bounds_reached(
+    enc: Encoding, deadline: Deadline, max_depth: int
+) -> tuple[BoundsOutcome, dict[str, Any]]:
+    """:func:`bounds_reached` without the cache; also the Spacer invariant of each bound
+    proved never to cut."""
+    timeout_s = deadline.left()
 
     def cut(bound: str) -> Target:
-        def target(k: int) -> Any:
-            if bound == DOMAIN:
-                return enc.leaves_domain(k)
-            live = z3.Not(enc.is_terminal(k))
-            return z3.And(live, enc.cut(k, bound))
-
-        return target
+        return _cut_target(enc, bound)
 
     remaining = enc.bound_names()
     domain_error = ""
     # First the one-step question: does any rule, from any well-formed state (whatever the
     # open bounds), leave a field's domain? Usually not, since such rules declare their bounds
     # with x.within; then no reachable transition does either. Otherwise: reachability.
-    if solve(z3.And(enc.well_formed(0), enc.leaves_domain(0)), Deadline(timeout_s / 4)) != z3.unsat:
+    if not _no_step_leaves_domains(enc, Deadline(timeout_s / 4)):
         remaining.append(DOMAIN)
     reached: dict[str, int] = {}
     unrolling = Unrolling(enc)
@@ -1439,12 +1490,14 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
             reasons.append(f"no cut by them within {max_depth} steps")
     unreached: list[str] = []
     undecided: list[str] = []
+    proofs_of: dict[str, Any] = {}
     spacer_reasons: dict[str, list[str]] = {}
     for i, bound in enumerate(remaining):
         share = Deadline(max(deadline.left() / (len(remaining) - i), 0.001))
         answer = spacer(Query(enc, cut(bound), 0), share)
         if answer.status == "safe":
             unreached.append(bound)
+            proofs_of[bound] = answer.formula
         else:
             undecided.append(bound)
             spacer_reasons.setdefault(answer.reason, []).append(bound)
@@ -1462,7 +1515,7 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
         if not which:
             continue
         reasons.append(why if len(which) == len(undecided) else f"{why} ({', '.join(which)})")
-    return BoundsOutcome(
+    outcome = BoundsOutcome(
         reached,
         unreached,
         undecided,
@@ -1470,6 +1523,13 @@ def bounds_reached(enc: Encoding, *, timeout_s: float, max_depth: int) -> Bounds
         domain_error=domain_error,
         domain_undecided=domain_undecided,
     )
+    return outcome, proofs_of
+
+
+def _no_step_leaves_domains(enc: Encoding, deadline: Deadline) -> bool:
+    """No rule, from any well-formed state (whatever the open bounds), leaves a field's
+    domain: then no reachable transition does either."""
+    return solve(z3.And(enc.well_formed(0), enc.leaves_domain(0)), deadline) == z3.unsat
 
 
 def _small_bounds(enc: Encoding, deadline: Deadline) -> BoundsOutcome | None:

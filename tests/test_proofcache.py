@@ -106,3 +106,41 @@ def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(proofcache.ENV, "0")
     model = Model(BENCH)
     assert proofs.proof_memo(model, PROP, Encoding(model)) is None
+
+
+@pytest.mark.slow
+def test_which_bounds_cut_is_answered_from_the_cache_each_answer_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bound proved never to cut has its invariant re-checked, the fields' domains too; what
+    was left undecided is not asked again with the same budget; an entry whose proof does not
+    check is passed over."""
+    monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+    monkeypatch.setenv(proofcache.ENV, "1")
+    from turnproof.model.riftbound import RIFTBOUND
+
+    enc = Encoding(Model(RIFTBOUND, {"turns": 1}))
+    cold = proofs.bounds_reached(enc, timeout_s=20, max_depth=40)
+    assert cold.unreached == ["waiting"] and cold.undecided  # within this budget
+    (entry,) = tmp_path.glob("bounds-*.json")
+    real = proofs._bounds_reached
+
+    def no_search(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("asked again")
+
+    monkeypatch.setattr(proofs, "_bounds_reached", no_search)
+    warm = proofs.bounds_reached(enc, timeout_s=20, max_depth=40)
+    shown = ("reached", "unreached", "undecided", "reason", "domain_undecided")
+    assert [getattr(warm, f) for f in shown] == [getattr(cold, f) for f in shown]
+    data = json.loads(entry.read_text())
+    data["invariants"]["waiting"] = "(assert true)"  # proves nothing
+    entry.write_text(json.dumps(data))
+    searched: list[bool] = []
+
+    def search(*args: Any, **kwargs: Any) -> Any:
+        searched.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(proofs, "_bounds_reached", search)
+    again = proofs.bounds_reached(enc, timeout_s=20, max_depth=40)
+    assert searched and again.unreached == ["waiting"]
