@@ -7,13 +7,14 @@ import json
 from dataclasses import replace
 
 import pytest
-from turnproof.checks import mutate
-from turnproof.checks.runner import select
+from turnproof.checks import explicit, mutate
+from turnproof.checks.runner import select, selection_of
 from turnproof.model.magic import compose_magic
 from turnproof.model.registry import builtin_rulesets
 from turnproof.model.rules import ReplaceHook
 from turnproof.reports import mutate as mutate_report
 from turnproof.reports.document import Run
+from turnproof.scenarios import loader
 
 from tests.test_cli import invoke
 from tests.tiny_ruleset import TINY
@@ -343,3 +344,112 @@ def test_an_equivalent_whose_rule_never_fires_says_it_is_equivalent_within_the_b
     # Two turns show the first one for what it is: a turn's start that runs again.
     again = _run(rs, ["start_turn:keep-field:1"], {"turns": 2})["start_turn:keep-field:1"]
     assert again.status == "killed" and "each-phase-begins-once" in again.killed_by
+
+
+#: The Riftbound rules that never fire on the rule set at one turn (their mutants were counted
+#: equivalent there only), and the two card triggers' resolutions beside them, each with the
+#: shipped scenario that makes it fire and every mutant of it there with its outcome (pinned: a
+#: change must be deliberate). The equivalents leave the graph unchanged though their rule
+#: fires, except ``resolve``'s (DORMANT_EVERYWHERE): a unit's resolution that does not record
+#: the unit as resolving while it enters the board (nothing reads that record there); 317.2.f
+#: without its phase guard (only the expiration step sets the FEPR record it reads); and 317.2.f
+#: without its FEPR guard, which the Echo's loop cannot show, since an item goes through FEPR in
+#: each run of its step (at one turn the rule set kills both of those mutants).
+DORMANT_RULE_SCENARIOS = {
+    "expiration-starts-over-afresh": {
+        "expiration_restarts:drop-guard:1": "equivalent",
+        "expiration_restarts:drop-guard:2": "equivalent",
+        "expiration_restarts:flip-comparison:1": "killed",
+        "expiration_restarts:flip-comparison:2": "equivalent",
+        "expiration_restarts:keep-field:1": "killed",
+        "expiration_restarts:keep-field:2": "killed",
+        "resolve:drop-guard:1": "killed",
+        "resolve:flip-comparison:1": "killed",
+        "resolve:keep-field:1": "equivalent",
+        "resolve:keep-field:2": "equivalent",
+    },
+    "play-undone-at-legality-check": {
+        "undo_illegal:drop-guard:1": "equivalent",  # no trigger is pending here: see below
+        "undo_illegal:drop-guard:2": "killed",
+        "undo_illegal:flip-comparison:1": "killed",
+        "undo_illegal:flip-comparison:2": "killed",
+        "undo_illegal:keep-field:1": "killed",
+        "undo_illegal:keep-field:2": "survived",  # explained in checks/survivors
+        "undo_illegal:keep-field:3": "equivalent",  # no permanent is undone: see below
+        "undo_illegal:keep-field:4": "killed",
+        "undo_illegal:keep-field:5": "killed",
+        "undo_illegal:keep-field:6": "killed",
+    },
+    "units-played-from-hand": {
+        "resolve_grim_sentinel:drop-guard:1": "killed",
+        "resolve_grim_sentinel:flip-comparison:1": "killed",
+        "resolve_grim_sentinel:keep-field:1": "equivalent",
+        "resolve_grim_sentinel:keep-field:2": "killed",
+        "resolve_grim_sentinel:keep-field:3": "killed",
+        "resolve_grim_sentinel:flip-comparison:2": "killed",
+        "resolve_grim_sentinel:keep-field:4": "killed",
+        "resolve_t_grim:drop-guard:1": "killed",
+        "resolve_t_grim:flip-comparison:1": "killed",
+        "resolve_t_grim:keep-field:1": "killed",
+        "resolve_t_grim:keep-field:2": "survived",  # explained in checks/survivors
+        "resolve_spellwatcher:drop-guard:1": "killed",
+        "resolve_spellwatcher:flip-comparison:1": "killed",
+        "resolve_spellwatcher:keep-field:1": "equivalent",
+        "resolve_spellwatcher:keep-field:2": "killed",
+        "resolve_spellwatcher:keep-field:3": "killed",
+        "resolve_spellwatcher:flip-comparison:2": "killed",
+        "resolve_spellwatcher:keep-field:4": "killed",
+        "resolve_t_spellwatcher:drop-guard:1": "killed",
+        "resolve_t_spellwatcher:flip-comparison:1": "killed",
+        "resolve_t_spellwatcher:keep-field:1": "killed",
+        "resolve_t_spellwatcher:keep-field:2": "survived",  # explained in checks/survivors
+        "resolve_t_spellwatcher:keep-field:3": "killed",
+    },
+}
+
+#: Mutants that the scenarios' own expectations kill, with one expectation that does: the
+#: expiration step's FEPR record left set as it starts over, and a unit that never leaves the
+#: chain zone (left on the chain, or another slot put on the board instead).
+CLOSED_DORMANT_HOLES = {
+    "undo_illegal:keep-field:5": "an-undone-play-is-not-counted",
+    "undo_illegal:keep-field:6": "no-chain-emptied-by-an-undo",
+    "undo_illegal:drop-guard:2": "at-most-one-automatic-rule",
+    "expiration_restarts:keep-field:2": "each-run-starts-afresh",
+    "resolve_grim_sentinel:keep-field:2": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_grim_sentinel:flip-comparison:2": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_grim_sentinel:keep-field:4": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_grim_sentinel:keep-field:3": "nothing-resolves-once-it-has-finished",
+    "resolve_spellwatcher:keep-field:2": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_spellwatcher:flip-comparison:2": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_spellwatcher:keep-field:4": "a-unit-is-on-the-chain-only-until-finalized",
+    "resolve_spellwatcher:keep-field:3": "nothing-resolves-once-it-has-finished",
+}
+
+#: ``undo_illegal``'s two equivalents on its scenario change what it does to items that the
+#: library never undoes: a triggered ability (one without a legal choice leaves the chain by
+#: 402.3 instead) and a permanent (units and gear cost nothing and choose nothing, so they
+#: always pass the legality check).
+#: The generic resolution (``resolve``) is for an item whose card gives no resolution of its
+#: own; every kind of the Riftbound library gives one, so it fires in no composition of the
+#: library and the mutants that only change what it does stay equivalent within any bounds.
+DORMANT_EVERYWHERE = {"resolve:keep-field:1", "resolve:keep-field:2"}
+
+
+@pytest.mark.parametrize("name", sorted(DORMANT_RULE_SCENARIOS))
+def test_rules_dormant_at_one_turn_are_tested_on_their_scenarios(name: str) -> None:
+    pinned = DORMANT_RULE_SCENARIOS[name]
+    rules = sorted({m.split(":")[0] for m in pinned})
+    sc = loader.load_shipped(name)
+    assert sc is not None
+    selection = selection_of(sc.build())
+    fired = explicit.rule_coverage(explicit.explore(selection.model))
+    assert [r for r in rules if fired[r] == 0] == (["resolve"] if "resolve" in rules else [])
+    report = mutate.run(selection, rules=rules, explained=mutate.explained_survivors("riftbound"))
+    got = {r.mutant.id: r for r in report.results}
+    assert {m: r.status for m, r in got.items()} == pinned
+    assert report.holes == ()  # every survivor is explained
+    dormant = {m for m, r in got.items() if r.reason == mutate.DORMANT}
+    assert dormant == DORMANT_EVERYWHERE & set(pinned)
+    for mid, prop in CLOSED_DORMANT_HOLES.items():
+        if mid in got:
+            assert prop in got[mid].killed_by, (mid, got[mid].killed_by)
