@@ -346,8 +346,9 @@ def test_an_equivalent_whose_rule_never_fires_says_it_is_equivalent_within_the_b
     assert again.status == "killed" and "each-phase-begins-once" in again.killed_by
 
 
-#: The Riftbound rules that never fire on the rule set at one turn (their mutants were counted
-#: equivalent there only), and the two card triggers' resolutions beside them, each with the
+#: The rules that never fire on their rule set at one turn (their mutants were counted
+#: equivalent there only: Riftbound's, and Magic's ending of combat), and two Riftbound card
+#: triggers' resolutions beside them, each with the
 #: shipped scenario that makes it fire and every mutant of it there with its outcome (pinned: a
 #: change must be deliberate). The equivalents leave the graph unchanged though their rule
 #: fires, except ``resolve``'s (DORMANT_EVERYWHERE): a unit's resolution that does not record
@@ -380,6 +381,16 @@ DORMANT_RULE_SCENARIOS = {
         "undo_illegal:keep-field:5": "killed",
         "undo_illegal:keep-field:6": "killed",
     },
+    "mandate-copied": {  # Magic's ending of combat (724.2), which no Magic turn reaches
+        "end_combat_a:drop-guard:1": "equivalent",  # nothing ends the turn here
+        "end_combat_a:flip-comparison:1": "killed",
+        "end_combat_b:drop-guard:1": "equivalent",  # nothing ends the turn here
+        "end_combat_b:flip-comparison:1": "killed",
+        "end_combat_d:keep-field:1": "equivalent",  # no mana here (mana=0)
+        "end_combat_d:keep-field:2": "killed",
+        "end_combat_d:keep-field:3": "killed",
+        "end_combat_d:keep-field:4": "killed",
+    },
     "units-played-from-hand": {
         "resolve_grim_sentinel:drop-guard:1": "killed",
         "resolve_grim_sentinel:flip-comparison:1": "killed",
@@ -411,6 +422,9 @@ DORMANT_RULE_SCENARIOS = {
 #: expiration step's FEPR record left set as it starts over, and a unit that never leaves the
 #: chain zone (left on the chain, or another slot put on the board instead).
 CLOSED_DORMANT_HOLES = {
+    "end_combat_d:keep-field:2": "creatures-leave-combat-with-it",
+    "end_combat_d:keep-field:3": "creatures-leave-combat-with-it",
+    "end_combat_d:keep-field:4": "ending-process-is-over-when-its-step-begins",
     "undo_illegal:keep-field:5": "an-undone-play-is-not-counted",
     "undo_illegal:keep-field:6": "no-chain-emptied-by-an-undo",
     "undo_illegal:drop-guard:2": "at-most-one-automatic-rule",
@@ -444,7 +458,8 @@ def test_rules_dormant_at_one_turn_are_tested_on_their_scenarios(name: str) -> N
     selection = selection_of(sc.build())
     fired = explicit.rule_coverage(explicit.explore(selection.model))
     assert [r for r in rules if fired[r] == 0] == (["resolve"] if "resolve" in rules else [])
-    report = mutate.run(selection, rules=rules, explained=mutate.explained_survivors("riftbound"))
+    explained = mutate.explained_survivors(sc.game)
+    report = mutate.run(selection, rules=rules, explained=explained)
     got = {r.mutant.id: r for r in report.results}
     assert {m: r.status for m, r in got.items()} == pinned
     assert report.holes == ()  # every survivor is explained
