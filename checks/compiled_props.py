@@ -138,6 +138,19 @@ class _Tracer:
         return new, v
 
 
+def _edge_tracer(mod: _Module, model: Model, shapes: list[Any], mcls: Any) -> _Tracer:
+    """A tracer whose inputs are an edge's two states, the operations and the monitors."""
+    return _Tracer(
+        mod,
+        lambda em: (
+            _sym_state(em, model, shapes, "f"),
+            _sym_state(em, model, shapes, "g"),
+            EmitOps(em),
+            _sym_monitors(em, mcls),
+        ),
+    )
+
+
 def _shapes(model: Model) -> list[Any]:
     return [domain_shape(d) for d in model.schema.domains.values()]
 
@@ -194,15 +207,7 @@ def compile_step_checks(
     rules = model.ruleset.rules
     for n, rule in enumerate(rules):
         rname = mod.const(f"_rule{n}", rule)
-        tracer = _Tracer(
-            mod,
-            lambda em: (
-                _sym_state(em, model, shapes, "f"),
-                _sym_state(em, model, shapes, "g"),
-                EmitOps(em),
-                _sym_monitors(em, mcls),
-            ),
-        )
+        tracer = _edge_tracer(mod, model, shapes, mcls)
         checks: list[tuple[list[str], Any, int]] = []
         for k, pred in enumerate(preds):
             try:
@@ -287,3 +292,54 @@ def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], l
         if found and not _record(first, found, e):
             break
     return first, fallbacks
+
+
+# -- monitors --------------------------------------------------------------------------------
+
+
+def compile_monitor_updates(
+    model: Model, monitors: Sequence[Any], mcls: Any
+) -> tuple[list[Callable[[Any, Any, Any], Any]], list[str]]:
+    """For each rule instance of ``model`` (by action index), a function ``update(s, t, m)``:
+    the monitors' values after the edge ``s -> t`` it makes, from ``m``, their values in ``s``
+    (a ``mcls``), as the monitors' ``update`` functions give them; compiled once per rule.
+    Also the sentences saying which updates stay interpreted, and for which rule."""
+    mod = _Module()
+    b = mod.const("_b", model.bounds)
+    mk = mod.const("_mk", mcls)
+    shapes = _shapes(model)
+    names: list[str] = []
+    rules = model.ruleset.rules
+    for n, rule in enumerate(rules):
+        rname = mod.const(f"_rule{n}", rule)
+        tracer = _edge_tracer(mod, model, shapes, mcls)
+        lines: list[str] = []
+        values: list[str] = []
+        for k, mon in enumerate(monitors):
+            try:
+                code, value = tracer.trace(
+                    lambda em, s, t, x, m, mon=mon, rule=rule: mon.update(
+                        s, t, rule, m, x, model.bounds
+                    )
+                )
+                lines += code
+                values.append(value if isinstance(value, str) else tracer.em.code(value))
+            except NotTraceable as exc:
+                fn = mod.const(f"_u{k}", mon.update)
+                values.append(f"{fn}(s, t, {rname}, m, _x, {b})")
+                mod.fallbacks.append(f"monitor {mon.name} on {rule.name}: {exc}")
+        name = f"update{n}"
+        body = [
+            f"def {name}(s, t, m):",
+            _unpack(len(shapes), "f", "s"),
+            _unpack(len(shapes), "g", "t"),
+            *_monitor_header(mcls),
+            *lines,
+            f"    return {mk}({', '.join(values)})",
+        ]
+        mod.sources.append("\n".join(peephole(body)))
+        names.append(name)
+    namespace = mod.build(f"{model.ruleset.name} monitors")
+    index = {id(r): n for n, r in enumerate(rules)}
+    by_rule = [namespace[nm] for nm in names]
+    return [by_rule[index[id(a.rule)]] for a in model.actions], mod.fallbacks

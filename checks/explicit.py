@@ -412,6 +412,19 @@ def _checkpoint(
     return ""
 
 
+def _monitor_updates(
+    model: Model, mons: tuple[Any, ...], compiled: bool
+) -> list[Callable[[State, State, Any], Any]] | None:
+    """The monitors' updates compiled per rule instance (``checks/compiled_props.py``) on the
+    compiled path; ``None`` on the interpreted one (and without monitors)."""
+    if not mons or not compiled:
+        return None
+    from turnproof.checks.compiled_props import compile_monitor_updates
+
+    updates, _ = compile_monitor_updates(model, mons, monitor_class(tuple(m.name for m in mons)))
+    return updates
+
+
 def _initial_nodes(model: Model, mons: tuple[Any, ...], x: Any) -> Iterator[Any]:
     """The initial nodes: each initial state (checked against the schema), paired with the
     monitors' initial values in a product."""
@@ -440,6 +453,7 @@ def _explore(
     mcls = None
     if mons:
         mcls = monitor_class(tuple(m.name for m in mons))
+    updates = _monitor_updates(model, mons, compiled)
 
     nodes: list[Any] = []
     index: dict[Any, int] = {}
@@ -476,8 +490,11 @@ def _explore(
                 continue
             if mons:
                 m = node[1]
-                r = rules[ai]
-                t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
+                if updates is not None:
+                    t = (t, updates[ai](s, t, m))
+                else:
+                    r = rules[ai]
+                    t = (t, mcls(*(mon.update(s, t, r, m, x, b) for mon in mons)))  # type: ignore[misc]
             j = lookup(t)
             if j is None:
                 if not fits_of[ai](t[0] if mons else t):
@@ -611,7 +628,11 @@ def _explore_codes(
     mcls = monitor_class(tuple(m.name for m in mons)) if mons else None
     table = CodeTable(codec.words)
 
+    updates = _monitor_updates(model, mons, compiled)
+
     def monitor(s: State, t: State, ai: int, m: Any) -> Any:
+        if updates is not None:
+            return updates[ai](s, t, m)
         return mcls(*(mon.update(s, t, rules[ai], m, x, b) for mon in mons))  # type: ignore[misc]
 
     graph = _Graph(table, limits.max_states)
