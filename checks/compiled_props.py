@@ -242,7 +242,7 @@ def first_states(
 ) -> tuple[list[int | None], list[str]]:
     """For each ``(pred, negate)``, the first node whose state satisfies ``pred`` (or fails it,
     when ``negate``), or ``None``: one pass over the states."""
-    first: list[int | None] = [None] * len(preds)
+    first = _Firsts(len(preds))
     if not preds:
         return first, []
     mcls = type(ex.monitor_values(0)) if ex.monitors and ex.states else None
@@ -251,25 +251,32 @@ def first_states(
         return first, fallbacks
     for i, (s, m) in enumerate(ex.iter_states()):
         found = hits(s, m)
-        if found and not _record(first, found, i):
+        if found and not first.note(found, i):
             break
     return first, fallbacks
 
 
-def _record(first: list[int | None], found: list[int], at: int) -> bool:
-    """Note ``at`` as the first hit of each of ``found`` that had none; whether any is left
-    without one."""
-    for k in found:
-        if first[k] is None:
-            first[k] = at
-    return any(f is None for f in first)
+class _Firsts(list[int | None]):
+    """The first hit of each predicate, as hits come in order: :meth:`note` says whether any
+    predicate is still without one."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__([None] * n)
+        self.left = n
+
+    def note(self, found: list[int], at: int) -> bool:
+        for k in found:
+            if self[k] is None:
+                self[k] = at
+                self.left -= 1
+        return self.left > 0
 
 
 def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], list[str]]:
     """For each step predicate, the first edge (edges are stored in the order of their sources,
     so the one with the shallowest source) where it fails, or ``None``: one pass over the
     edges, each source decoded once, a target only when its rule has a claim to check."""
-    first: list[int | None] = [None] * len(preds)
+    first = _Firsts(len(preds))
     if not preds:
         return first, []
     mcls = type(ex.monitor_values(0)) if ex.monitors and ex.states else None
@@ -289,7 +296,7 @@ def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], l
             s, m = next(sources)
             at += 1
         found = fn(s, state(dst[e]), m)
-        if found and not _record(first, found, e):
+        if found and not first.note(found, e):
             break
     return first, fallbacks
 
