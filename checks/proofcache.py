@@ -12,6 +12,12 @@ is trusted: an entry that does not check (a changed rule, a changed property, a 
 is passed over and the methods run in their usual order, so the verdict is what a cold run
 gives, and so is the certificate.
 
+The question which declared bounds cut a reachable transition (it only adds notes to the
+results) is kept too: each bound found reached is searched for again at its depth, each proved
+never to cut has its invariant re-checked, and a bound the question's budget left undecided is
+not asked again with the same budget and rule set (the note says it is undecided, as a cold run
+with that budget said; ``TURNPROOF_PROOF_CACHE=0`` asks afresh).
+
 The entries live beside the invariant cache (``invariants.cache_dir()``: the per-user cache
 folder, or ``$TURNPROOF_INVARIANT_CACHE``), one small JSON file each, written atomically.
 """
