@@ -10,7 +10,9 @@ safety against the query as it is now, exactly as Spacer's own answer is; the co
 is inferred and checked again as ever (its own cache makes that quick). Nothing read from here
 is trusted: an entry that does not check (a changed rule, a changed property, a damaged file)
 is passed over and the methods run in their usual order, so the verdict is what a cold run
-gives, and so is the certificate.
+gives, and so is the certificate. A reachability witness that the bounded search found is kept
+as its rule instances, and followed again through the transition formula to a state of the
+target, which gives the same shortest trace without the search.
 
 The question which declared bounds cut a reachable transition (it only adds notes to the
 results) is kept too: each bound found reached is searched for again at its depth, each proved
@@ -45,6 +47,7 @@ ENV = "TURNPROOF_PROOF_CACHE"
 SPACER = "chc-spacer"
 CONTROL = "control-invariant"
 BOUNDS = "bounds"
+WITNESS = "witness"
 
 
 def key(model: Model, prop: Property, enc: Encoding) -> str:
@@ -74,7 +77,7 @@ def load(name: str) -> dict[str, Any] | None:
             entry = json.load(f)
     except (OSError, ValueError):
         return None
-    known = (SPACER, CONTROL, BOUNDS)
+    known = (SPACER, CONTROL, BOUNDS, WITNESS)
     return entry if isinstance(entry, dict) and entry.get("method") in known else None
 
 
@@ -89,6 +92,18 @@ def store(name: str, entry: dict[str, Any]) -> None:
         os.replace(tmp, os.path.join(folder, f"{name}.json"))
     except OSError:
         pass
+
+
+def witness_entry(trace: Any) -> dict[str, Any]:
+    """A reachability witness the bounded search found, as its rule instances."""
+    return {"method": WITNESS, "labels": [step.name for step in trace.steps]}
+
+
+def witness_labels(entry: dict[str, Any]) -> tuple[str, ...]:
+    labels = entry.get("labels")
+    if not isinstance(labels, list) or not all(isinstance(x, str) for x in labels):
+        return ()
+    return tuple(labels)
 
 
 def spacer_entry(invariant: Any) -> dict[str, Any]:

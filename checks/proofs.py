@@ -963,14 +963,26 @@ def _reach_result(
     max_depth: int,
     guide: tuple[str, ...] = (),
 ) -> PropertyResult:
+    from turnproof.checks import proofcache
+
     assert prop.pred is not None
     target = state_target(enc, prop.pred)
     path = concrete_path(enc, prop.pred)  # a small model's shortest path, checked by Z3
     followed = _follow_guide(enc, path or (), target, deadline)
     if followed is not None:
         return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=FOLLOWED)
+    memo = proof_memo(model, prop, enc)
+    entry = proofcache.load(memo) if memo else None
+    if entry is not None and entry["method"] == proofcache.WITNESS:
+        # The shortest path the bounded search found last time, followed again through the
+        # transition formula to a state in the target: the same witness, without the search.
+        kept = _follow_guide(enc, proofcache.witness_labels(entry), target, deadline)
+        if kept is not None:
+            return result(model, prop, Verdict.WITNESSED, trace=kept.trace)
     found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
     if found.status == "found":
+        if memo and found.trace is not None:
+            proofcache.store(memo, proofcache.witness_entry(found.trace))
         return result(model, prop, Verdict.WITNESSED, trace=found.trace)
     followed = _follow_guide(enc, guide, target, deadline)
     if followed is not None:

@@ -144,3 +144,40 @@ def test_which_bounds_cut_is_answered_from_the_cache_each_answer_checked_again(
     monkeypatch.setattr(proofs, "_bounds_reached", search)
     again = proofs.bounds_reached(enc, timeout_s=20, max_depth=40)
     assert searched and again.unreached == ["waiting"]
+
+
+def test_a_witness_is_followed_again_not_searched_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bounded search's shortest witness is kept as its rule instances; the next run follows
+    them through the transition formula and gets the same trace; kept instances that lead
+    nowhere are passed over, and the search runs again."""
+    from turnproof.checks.symbolic import property_task
+    from turnproof.model.properties import reachable
+
+    monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+    monkeypatch.setenv(proofcache.ENV, "1")
+    model = Model(BENCH)  # beyond the small-model path: the bounded search finds the witness
+    prop = reachable("extra-cleanup", "an extra cleanup step", lambda s, x, b, m: s.cl == b.cmax)
+    cold = property_task(model, prop, timeout_s=60, max_depth=40)
+    assert cold.verdict.value == "WITNESSED" and cold.trace is not None
+    (entry,) = tmp_path.glob("proof-*.json")
+    assert json.loads(entry.read_text())["labels"] == [s.name for s in cold.trace.steps]
+    real = proofs.find_path
+
+    def no_search(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(proofs, "find_path", no_search)
+    warm = property_task(model, prop, timeout_s=60, max_depth=40)
+    assert (warm.verdict, warm.trace, warm.reason) == (cold.verdict, cold.trace, cold.reason)
+    entry.write_text(json.dumps({"method": proofcache.WITNESS, "labels": ["no_such_step"]}))
+    searched: list[bool] = []
+
+    def search(*args: Any, **kwargs: Any) -> Any:
+        searched.append(True)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(proofs, "find_path", search)
+    again = property_task(model, prop, timeout_s=60, max_depth=40)
+    assert searched and again.trace == cold.trace
