@@ -12,7 +12,9 @@ is trusted: an entry that does not check (a changed rule, a changed property, a 
 is passed over and the methods run in their usual order, so the verdict is what a cold run
 gives, and so is the certificate. A reachability witness that the bounded search found is kept
 as its rule instances, and followed again through the transition formula to a state of the
-target, which gives the same shortest trace without the search.
+target, which gives the same shortest trace without the search. A ranking function found under
+a region's invariant is kept as its features and components, and checked again on every
+region transition under the invariant before it is used.
 
 The question which declared bounds cut a reachable transition (it only adds notes to the
 results) is kept too: each bound found reached is searched for again at its depth, each proved
@@ -48,6 +50,7 @@ SPACER = "chc-spacer"
 CONTROL = "control-invariant"
 BOUNDS = "bounds"
 WITNESS = "witness"
+RANKING = "ranking"
 
 
 def key(model: Model, prop: Property, enc: Encoding) -> str:
@@ -77,7 +80,7 @@ def load(name: str) -> dict[str, Any] | None:
             entry = json.load(f)
     except (OSError, ValueError):
         return None
-    known = (SPACER, CONTROL, BOUNDS, WITNESS)
+    known = (SPACER, CONTROL, BOUNDS, WITNESS, RANKING)
     return entry if isinstance(entry, dict) and entry.get("method") in known else None
 
 
@@ -92,6 +95,39 @@ def store(name: str, entry: dict[str, Any]) -> None:
         os.replace(tmp, os.path.join(folder, f"{name}.json"))
     except OSError:
         pass
+
+
+def ranking_entry(proof: Any) -> dict[str, Any]:
+    """A ranking under the region's invariant: its features, components and the figures its
+    certificate shows (the invariant is the invariant cache's)."""
+    return {
+        "method": RANKING,
+        "features": [[f.name, [list(p) for p in f.parts]] for f in proof.features],
+        "components": [[list(c), list(strict)] for c, strict in proof.components],
+        "refinements": proof.refinements,
+        "seeded": proof.seeded,
+    }
+
+
+def ranking_parts(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """A ranking entry's parts, typed; ``None`` when the entry is malformed."""
+    try:
+        features = [
+            (str(name), tuple((int(i), None if v is None else int(v)) for i, v in parts))
+            for name, parts in entry["features"]
+        ]
+        components = [
+            ([int(c) for c in coeffs], [int(a) for a in strict])
+            for coeffs, strict in entry["components"]
+        ]
+        return {
+            "features": features,
+            "components": components,
+            "refinements": int(entry["refinements"]),
+            "seeded": int(entry["seeded"]),
+        }
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def witness_entry(trace: Any) -> dict[str, Any]:

@@ -1225,7 +1225,12 @@ def check_terminates(
             holds_for=f"every well-formed state, {scope(enc)} (unbounded in depth)",
         )
     why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
-    second = ranking_module.prove(enc, prop, Deadline(min(total * RANKING_SHARE, deadline.left())))
+    second = ranking_module.prove(
+        enc,
+        prop,
+        Deadline(min(total * RANKING_SHARE, deadline.left())),
+        memo=proof_memo(model, prop, enc),
+    )
     if isinstance(second, ranking_module.Proof):
         return _ranked_under_invariant(model, prop, enc, second)
     why = f"{why}; under the region's invariant: {second}"

@@ -225,8 +225,13 @@ def _firing(checker: _Checker, actions: Sequence[int], deadline: Deadline) -> li
     return out
 
 
-def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
-    """A lexicographic ranking of the region's transitions under its invariant, or why not."""
+def prove(
+    enc: Encoding, prop: Property, deadline: Deadline, memo: str | None = None
+) -> Proof | str:
+    """A lexicographic ranking of the region's transitions under its invariant, or why not.
+    ``memo``: the proof cache's entry (``checks/proofcache.py``): a ranking kept there is
+    checked again on every region transition under the invariant (inferred again, from its own
+    cache) before the search, and a new one is kept."""
     assert prop.pred is not None
     region0, region1 = enc.state_pred(prop.pred, 0), enc.state_pred(prop.pred, 1)
     inside = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1))
@@ -245,6 +250,9 @@ def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
     firing = _firing(_Checker(enc, base, []), firing, deadline)
     if firing is None:
         return "Z3 unknown while listing the rules that fire under the region's invariant"
+    kept = _kept(enc, memo, base, firing, inv, deadline)
+    if kept is not None:
+        return kept
     rows, moves = reached(enc, prop)
     feats = features(enc, rows, contexts)
     found = search(
@@ -258,13 +266,55 @@ def prove(enc: Encoding, prop: Property, deadline: Deadline) -> Proof | str:
     )
     if found.reason:
         return found.reason
-    return Proof(
+    proof = Proof(
         [(integral(c), strict) for c, strict in found.components],
         feats,
         inv,
         found.refinements,
         len(moves),
     )
+    if memo:
+        from turnproof.checks import proofcache
+
+        proofcache.store(memo, proofcache.ranking_entry(proof))
+    return proof
+
+
+def _kept(
+    enc: Encoding,
+    memo: str | None,
+    base: Any,
+    firing: Sequence[int],
+    inv: invariants.Invariant,
+    deadline: Deadline,
+) -> Proof | None:
+    """The ranking the proof cache kept, if it still ranks every firing instance: each
+    component decreases strictly on the instances it names and never increases on those left
+    (every well-formed region state under the invariant, as :func:`search` checks a
+    candidate); ``None`` otherwise."""
+    from turnproof.checks import proofcache
+
+    entry = proofcache.load(memo) if memo else None
+    if entry is None or entry["method"] != proofcache.RANKING:
+        return None
+    kept = proofcache.ranking_parts(entry)
+    if kept is None:
+        return None
+    feats = [Feature(name, parts) for name, parts in kept["features"]]
+    components = kept["components"]
+    if sorted(a for _, strict in components for a in strict) != sorted(firing):
+        return None
+    if any(len(coeffs) != len(feats) for coeffs, _ in components):
+        return None
+    checker = _Checker(enc, base, feats)
+    remaining = list(firing)
+    for coeffs, strict in components:
+        fractions = [Fraction(c) for c in coeffs]
+        for a in remaining:
+            if checker.refute(a, fractions, a in strict, deadline) is not None:
+                return None
+        remaining = [a for a in remaining if a not in strict]
+    return Proof(components, feats, inv, kept["refinements"], kept["seeded"])
 
 
 @dataclass
