@@ -824,7 +824,12 @@ def _check(
 
     q = consistency_query(enc, prop.kind)
     answer = decide_then_invariant(
-        model, q, max_depth=max_depth, deadline=deadline, invariant_s=invariant_s
+        model,
+        q,
+        max_depth=max_depth,
+        deadline=deadline,
+        invariant_s=invariant_s,
+        memo=proof_memo(model, prop, enc),
     )
     answer = _guided(answer, q, guide, deadline)
     return _safety_result(
@@ -1201,6 +1206,15 @@ def check_terminates(
         if followed is not None:
             return _lasso_result(model, prop, enc, followed, FOLLOWED)
     total = deadline.left()
+    memo = proof_memo(model, prop, enc)
+    if memo and _kept_ranking(memo):
+        # Last time only the ranking under the region's invariant proved it: that one first
+        # (checked again before it is used), not the plain search that failed.
+        kept = ranking_module.prove(
+            enc, prop, Deadline(min(total * RANKING_SHARE, deadline.left())), memo=memo
+        )
+        if isinstance(kept, ranking_module.Proof):
+            return _ranked_under_invariant(model, prop, enc, kept)
     ranker = Ranker(enc, prop.pred, Deadline(max(total * PLAIN_RANKING_SHARE, 0.001)))
     ranking = ranker.synthesise()
     if ranking is not None:
@@ -1226,10 +1240,7 @@ def check_terminates(
         )
     why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
     second = ranking_module.prove(
-        enc,
-        prop,
-        Deadline(min(total * RANKING_SHARE, deadline.left())),
-        memo=proof_memo(model, prop, enc),
+        enc, prop, Deadline(min(total * RANKING_SHARE, deadline.left())), memo=memo
     )
     if isinstance(second, ranking_module.Proof):
         return _ranked_under_invariant(model, prop, enc, second)
@@ -1256,6 +1267,14 @@ def check_terminates(
         reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
         holds_for=f"lassos of at most {found.depth} steps, {scope(enc, searched=True)} (bounded)",
     )
+
+
+def _kept_ranking(memo: str) -> bool:
+    """The proof cache holds a ranking under the region's invariant for this property."""
+    from turnproof.checks import proofcache
+
+    entry = proofcache.load(memo)
+    return entry is not None and entry["method"] == proofcache.RANKING
 
 
 def _lasso_result(
