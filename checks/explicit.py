@@ -630,10 +630,14 @@ def _explore_codes(
 
     updates = _monitor_updates(model, mons, compiled)
 
-    def monitor(s: State, t: State, ai: int, m: Any) -> Any:
-        if updates is not None:
-            return updates[ai](s, t, m)
+    def interpreted(s: State, t: State, ai: int, m: Any) -> Any:
         return mcls(*(mon.update(s, t, rules[ai], m, x, b) for mon in mons))  # type: ignore[misc]
+
+    def from_compiled(s: State, t: State, ai: int, m: Any) -> Any:
+        return updates[ai](s, t, m)  # type: ignore[index]
+
+    # Chosen once, not tested on each call: it runs on every edge of a product.
+    monitor = interpreted if updates is None else from_compiled
 
     graph = _Graph(table, limits.max_states)
     todo: deque[Any] = deque()  # the nodes found and not yet expanded, in id order

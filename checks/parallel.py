@@ -96,7 +96,7 @@ def _serve(
         unit = expand_unit(codec, expanders, field_index, monitor, slot_of[slot, :n], start)
         try:
             outbox.send((start, unit.failed_at, unit.cut_log))
-            outbox.send_bytes(unit.codes.tobytes())
+            outbox.send_bytes(unit.codes.data)  # the array's own buffer: no copy
             outbox.send_bytes(unit.acts)
             outbox.send_bytes(unit.counts)
         except (BrokenPipeError, OSError):

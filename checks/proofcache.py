@@ -38,7 +38,6 @@ import z3
 from turnproof.checks.invariants import _where, cache_dir
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.properties import Property
-from turnproof.model.rules import Model
 
 #: Bumped when the entries' meaning changes.
 VERSION = 1
@@ -53,24 +52,48 @@ WITNESS = "witness"
 RANKING = "ranking"
 
 
-def key(model: Model, prop: Property, enc: Encoding) -> str:
-    """The entry's name: the rule set's content, the bounds, the property (its name, kind and
-    the functions it is made of), the open bounds and the monitors."""
+def enabled() -> bool:
+    """Whether the cache is on (``TURNPROOF_PROOF_CACHE`` is not ``0``)."""
+    return os.environ.get(ENV, "1") != "0"
+
+
+def _name(prefix: str, enc: Encoding, *parts: str) -> str | None:
+    """An entry's name: what every entry depends on (turnproof's entry version, Z3's version,
+    the rule set's content, the bounds, the open bounds) and ``parts``; ``None`` with the
+    cache off."""
+    if not enabled():
+        return None
+    model = enc.model
     bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
-    parts = [
+    common = [
         f"v{VERSION}",
         z3.get_version_string(),
         model.ruleset.name,
         model.ruleset.content_hash(),
         bounds,
+        "open=" + ",".join(enc.open_bounds),
+    ]
+    return f"{prefix}-" + hashlib.sha256("|".join([*common, *parts]).encode()).hexdigest()[:24]
+
+
+def key(prop: Property, enc: Encoding) -> str | None:
+    """The entry of ``prop`` on ``enc``: besides what every entry depends on, the property (its
+    name, kind and the functions it is made of) and the monitors."""
+    return _name(
+        "proof",
+        enc,
         prop.name,
         prop.kind,
         _where(prop.pred) if prop.pred is not None else "",
         _where(prop.antecedent) if prop.antecedent is not None else "",
-        "open=" + ",".join(enc.open_bounds),
         "monitors=" + ",".join(f"{m.name}:{_where(m.update)}" for m in enc.monitors),
-    ]
-    return "proof-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+    )
+
+
+def holds(name: str | None, method: str) -> bool:
+    """The entry ``name`` was made by ``method``."""
+    entry = load(name) if name else None
+    return entry is not None and entry["method"] == method
 
 
 def load(name: str) -> dict[str, Any] | None:
@@ -163,24 +186,10 @@ def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:
 
 
 def bounds_key(enc: Encoding, timeout_s: float, max_depth: int) -> str | None:
-    """The entry of the question which bounds cut (``None`` with the cache off): the rule set's
-    content, the bounds, the open bounds, and the budget the question had (an undecided answer
-    is kept only for the budget it was given)."""
-    if os.environ.get(ENV, "1") == "0":
-        return None
-    model = enc.model
-    bounds = ",".join(f"{k}={v}" for k, v in sorted(model.bounds.items()))
-    parts = [
-        f"v{VERSION}",
-        z3.get_version_string(),
-        model.ruleset.name,
-        model.ruleset.content_hash(),
-        bounds,
-        "open=" + ",".join(enc.open_bounds),
-        f"budget={timeout_s:g}",
-        f"depth={max_depth}",
-    ]
-    return "bounds-" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:24]
+    """The entry of the question which bounds cut (``None`` with the cache off): besides what
+    every entry depends on, the budget the question had (an undecided answer is kept only for
+    the budget it was given)."""
+    return _name("bounds", enc, f"budget={timeout_s:g}", f"depth={max_depth}")
 
 
 def bounds_entry(outcome: Any, invariants: dict[str, Any]) -> dict[str, Any]:

@@ -399,10 +399,11 @@ def decide_then_invariant(
         invariant = proofcache.spacer_invariant(entry, q.enc)
         if invariant is not None and not check_invariant(q, invariant, deadline):
             return spacer_answer(q, invariant)
+    second: Answer | None = None  # the control invariant's answer, once asked
     if entry is not None and entry["method"] == proofcache.CONTROL:
-        again = by_invariant(model, q, Deadline(budget))
-        if again.status == "safe":
-            return again
+        second = by_invariant(model, q, Deadline(budget))
+        if second.status == "safe":
+            return second
     first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
     if first.status == "safe":
         if memo and first.formula is not None:
@@ -410,7 +411,8 @@ def decide_then_invariant(
         return first
     reasons = ""
     if first.status == "unknown":
-        second = by_invariant(model, q, Deadline(budget))
+        if second is None:
+            second = by_invariant(model, q, Deadline(budget))
         if second.status == "safe":
             if memo:
                 proofcache.store(memo, {"method": proofcache.CONTROL})
@@ -809,7 +811,7 @@ def _check(
             max_depth=max_depth,
             deadline=deadline,
             invariant_s=invariant_s,
-            memo=proof_memo(model, prop, enc),
+            memo=proof_memo(prop, enc),
         )
         answer = _guided(answer, q, guide, deadline)
         return _safety_result(
@@ -829,7 +831,7 @@ def _check(
         max_depth=max_depth,
         deadline=deadline,
         invariant_s=invariant_s,
-        memo=proof_memo(model, prop, enc),
+        memo=proof_memo(prop, enc),
     )
     answer = _guided(answer, q, guide, deadline)
     return _safety_result(
@@ -837,15 +839,11 @@ def _check(
     )
 
 
-def proof_memo(model: Model, prop: Property, enc: Encoding) -> str | None:
+def proof_memo(prop: Property, enc: Encoding) -> str | None:
     """The proof cache's entry for ``prop`` on ``enc``, unless ``TURNPROOF_PROOF_CACHE=0``."""
-    import os
-
     from turnproof.checks import proofcache
 
-    if os.environ.get(proofcache.ENV, "1") == "0":
-        return None
-    return proofcache.key(model, prop, enc)
+    return proofcache.key(prop, enc)
 
 
 def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadline:
@@ -976,7 +974,7 @@ def _reach_result(
     followed = _follow_guide(enc, path or (), target, deadline)
     if followed is not None:
         return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=FOLLOWED)
-    memo = proof_memo(model, prop, enc)
+    memo = proof_memo(prop, enc)
     entry = proofcache.load(memo) if memo else None
     if entry is not None and entry["method"] == proofcache.WITNESS:
         # The shortest path the bounded search found last time, followed again through the
@@ -1197,6 +1195,8 @@ def check_terminates(
 ) -> PropertyResult:
     """A ranking function for the region's transitions (``PROVED``), else a reachable lasso
     inside the region (``VIOLATED``), else ``UNKNOWN``."""
+    from turnproof.checks import proofcache
+
     assert prop.pred is not None
     # In a small model a concrete loop, if there is one, settles it at once (no ranking exists).
     labels = small_lasso(enc, prop)
@@ -1206,8 +1206,8 @@ def check_terminates(
         if followed is not None:
             return _lasso_result(model, prop, enc, followed, FOLLOWED)
     total = deadline.left()
-    memo = proof_memo(model, prop, enc)
-    if memo and _kept_ranking(memo):
+    memo = proof_memo(prop, enc)
+    if proofcache.holds(memo, proofcache.RANKING):
         # Last time only the ranking under the region's invariant proved it: that one first
         # (checked again before it is used), not the plain search that failed.
         kept = ranking_module.prove(
@@ -1267,14 +1267,6 @@ def check_terminates(
         reason=f"{why}; {found.reason or f'no reachable loop inside the region within {found.depth} steps'}",
         holds_for=f"lassos of at most {found.depth} steps, {scope(enc, searched=True)} (bounded)",
     )
-
-
-def _kept_ranking(memo: str) -> bool:
-    """The proof cache holds a ranking under the region's invariant for this property."""
-    from turnproof.checks import proofcache
-
-    entry = proofcache.load(memo)
-    return entry is not None and entry["method"] == proofcache.RANKING
 
 
 def _lasso_result(
@@ -1455,9 +1447,10 @@ def _cut_target(enc: Encoding, bound: str) -> Target:
 
 def _bounds_from_cache(enc: Encoding, memo: str, deadline: Deadline) -> BoundsOutcome | None:
     """The outcome the proof cache kept, each answer checked again: a bound reached at depth
-    ``k`` is reached there (a bounded search at exactly that depth), a bound proved never to
-    cut has its Spacer invariant re-checked; what was left undecided stays so (no claim rests
-    on it). ``None`` when there is no entry, or anything in it does not check."""
+    ``k`` is cut at depth ``k`` and at no shallower one (the bounded search up to the deepest
+    such ``k``, which is all of the cold search that found them), a bound proved never to cut
+    has its Spacer invariant re-checked; what was left undecided stays so (no claim rests on
+    it). ``None`` when there is no entry, or anything in it does not check."""
     from turnproof.checks import proofcache
 
     entry = proofcache.load_bounds(memo)
@@ -1465,10 +1458,20 @@ def _bounds_from_cache(enc: Encoding, memo: str, deadline: Deadline) -> BoundsOu
         return None
     outcome, invariants = entry
     unrolling = Unrolling(enc)
-    for bound, k in outcome.reached.items():
-        answer, _ = unrolling.check_at(k, _cut_target(enc, bound)(k), deadline)
-        if answer != z3.sat:
-            return None
+    deepest = max(outcome.reached.values(), default=-1)
+    for k in range(deepest + 1):
+        due = [b for b, at in outcome.reached.items() if at == k]
+        later = [b for b, at in outcome.reached.items() if at > k]
+        for bound in due:
+            answer, _ = unrolling.check_at(k, _cut_target(enc, bound)(k), deadline)
+            if answer != z3.sat:
+                return None
+        if later:
+            answer, _ = unrolling.check_at(
+                k, z3.Or(*(_cut_target(enc, b)(k) for b in later)), deadline
+            )
+            if answer != z3.unsat:
+                return None
     proved = list(outcome.unreached)
     if not outcome.domain_undecided and not _no_step_leaves_domains(enc, deadline):
         proved.append(DOMAIN)  # the fields' domains were proved never left: prove it again

@@ -33,7 +33,7 @@ def setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Model, Que
     model = Model(BENCH)  # 5,017 states: beyond the reachable-set proof, so Spacer answers
     enc = Encoding(model)
     q = Query(enc, violation_target(enc, untap_needs_empty_stack), 0)
-    memo = proofs.proof_memo(model, PROP, enc)
+    memo = proofs.proof_memo(PROP, enc)
     assert memo is not None
     return model, q, memo
 
@@ -105,7 +105,7 @@ def test_the_control_invariant_is_tried_first_when_it_proved_last_time(
 def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(proofcache.ENV, "0")
     model = Model(BENCH)
-    assert proofs.proof_memo(model, PROP, Encoding(model)) is None
+    assert proofs.proof_memo(PROP, Encoding(model)) is None
 
 
 @pytest.mark.slow
@@ -203,7 +203,7 @@ def test_a_ranking_is_checked_again_not_searched_for(
 
     def prove() -> Any:
         enc = Encoding(model, prop.monitors, tuple(prop.for_all))
-        return ranking.prove(enc, prop, Deadline(300), memo=proofs.proof_memo(model, prop, enc))
+        return ranking.prove(enc, prop, Deadline(300), memo=proofs.proof_memo(prop, enc))
 
     cold = prove()
     assert isinstance(cold, ranking.Proof) and cold.components
