@@ -41,7 +41,6 @@ from typing import Any
 
 import numpy as np
 import z3
-from scipy.optimize import linprog
 from turnproof.checks import invariants
 from turnproof.checks.bmc import Deadline
 from turnproof.checks.symbolic import Encoding
@@ -420,6 +419,10 @@ def _highs_lp(
     first[n : n + m] = -1.0  # maximise the sum of eps (t plays no part yet)
     if deadline.expired():
         return None
+    # Imported here: scipy.optimize takes half a second to import, and most symbolic tasks
+    # (one fresh process each) never search for a ranking.
+    from scipy.optimize import linprog
+
     one = linprog(
         first,
         A_ub=a_ub,

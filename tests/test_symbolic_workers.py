@@ -7,10 +7,11 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from turnproof.checks import explicit, runner, symbolic
+from turnproof.checks import explicit, runner, symbolic, workers
 from turnproof.checks.explicit import explore
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import bounds_task, check_properties
@@ -72,16 +73,16 @@ def test_workers_answer_the_same_whatever_their_number() -> None:
     assert lasso.trace.loop_start is not None and lasso.trace.exits is not None
 
 
-def test_a_killed_worker_loses_its_own_task_only() -> None:
-    """A worker killed by SIGKILL (the out-of-memory killer's signal) makes its property
-    UNKNOWN, saying so (or, for the bounds task, leaves which bounds cut undecided); every
-    other property keeps the verdict it gets when nothing is killed."""
+def _check_while_killing(
+    pick: Callable[[], int | None], jobs: int
+) -> tuple[list[Any], dict[str, Verdict], list[int]]:
+    """The bench's properties checked with ``jobs`` workers while a thread kills, with
+    SIGKILL, the first process ``pick()`` names; the results, the verdicts when nothing is
+    killed, and the process killed."""
     import os
     import signal
     import threading
     import time
-
-    from procs import alive, children
 
     sel = runner.select(BENCH, bounds=SMALL)
     model, sc = sel.model, sel.scenario
@@ -91,35 +92,104 @@ def test_a_killed_worker_loses_its_own_task_only() -> None:
     killed: list[int] = []
     stop = threading.Event()
 
-    def kill_the_first_worker() -> None:
+    def kill_the_first() -> None:
         while not stop.is_set() and not killed:
-            for pid in children(os.getpid()):
-                try:
-                    cmd = open(f"/proc/{pid}/cmdline", "rb").read()
-                except OSError:
-                    continue
-                if b"turnproof.checks.workers" in cmd and alive(pid):
-                    time.sleep(0.3)  # past its start, in its task
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-                    return
-            time.sleep(0.02)
+            pid = pick()
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                return
+            time.sleep(0.01)
 
-    killer = threading.Thread(target=kill_the_first_worker)
+    killer = threading.Thread(target=kill_the_first)
     killer.start()
     try:
-        got = check_properties(model, BENCH.properties, jobs=2, scenario=sc)
+        got = check_properties(model, BENCH.properties, jobs=jobs, scenario=sc)
     finally:
         stop.set()
         killer.join()
-    assert killed
-    lost = [r for r in got if "was killed by SIGKILL (out of memory?)" in r.reason]
-    assert lost, [r.reason for r in got]
+    return got, want, killed
+
+
+def _only_the_killed_task_is_lost(got: list[Any], want: dict[str, Verdict]) -> None:
     for r in got:
         if r.verdict is Verdict.UNKNOWN:
             assert r.reason == "its worker process was killed by SIGKILL (out of memory?)"
         else:
             assert r.verdict is want[r.name], r.name
+
+
+def test_a_killed_worker_loses_its_own_task_only() -> None:
+    """A worker killed by SIGKILL (the out-of-memory killer's signal) makes its property
+    UNKNOWN, saying so (or, for the bounds task, leaves which bounds cut undecided); every
+    other property keeps the verdict it gets when nothing is killed."""
+    import os
+    import time
+
+    from procs import alive, children
+
+    def first_worker() -> int | None:
+        for pid in children(os.getpid()):
+            try:
+                cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            except OSError:
+                continue
+            if b"turnproof.checks.workers" in cmd and alive(pid):
+                time.sleep(0.3)  # past its start, in its task
+                return pid
+        return None
+
+    got, want, killed = _check_while_killing(first_worker, jobs=2)
+    assert killed
+    lost = [r for r in got if "was killed by SIGKILL (out of memory?)" in r.reason]
+    assert lost, [r.reason for r in got]
+    _only_the_killed_task_is_lost(got, want)
+    assert not [c for c in children(os.getpid()) if alive(c)]
+
+
+@pytest.mark.skipif(not workers.can_fork(), reason="fork servers are used on Linux only")
+def test_a_fork_servers_children_answer_as_fresh_interpreters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task forked from a fork server (which built the scenario and compiled the rules, but
+    created no Z3 term) gives the answer a fresh interpreter gives: verdicts, traces,
+    certificates, bounds reached."""
+    sel = runner.select(BENCH, bounds=SMALL)
+    model, sc = sel.model, sel.scenario
+    forked = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
+    monkeypatch.setattr(workers, "can_fork", lambda: False)
+    fresh = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
+    assert _comparable(forked) == _comparable(fresh)
+    assert {r.name: r.verdict for r in forked} == {
+        "no-deadlock": Verdict.PROVED,
+        "cleanup-terminates": Verdict.VIOLATED,
+    }
+    lasso = forked[[r.name for r in forked].index("cleanup-terminates")]
+    assert lasso.trace is not None and lasso.trace.loop_start is not None
+
+
+@pytest.mark.skipif(not workers.can_fork(), reason="fork servers are used on Linux only")
+def test_a_killed_task_of_a_fork_server_is_lost_and_the_server_goes_on() -> None:
+    """The child a fork server forked for a task, killed by SIGKILL: that task is UNKNOWN with
+    the signal's name, and the same server runs the next tasks."""
+    import os
+
+    from procs import alive, children
+
+    servers: set[int] = set()
+
+    def first_task() -> int | None:
+        for server in children(os.getpid()):
+            servers.add(server)
+            for pid in children(server):
+                if alive(pid):
+                    return pid
+        return None
+
+    got, want, killed = _check_while_killing(first_task, jobs=1)
+    assert killed and len(servers) == 1, "one server, which outlived its killed task"
+    assert len([r for r in got if r.verdict is Verdict.UNKNOWN]) <= 1
+    _only_the_killed_task_is_lost(got, want)
     assert not [c for c in children(os.getpid()) if alive(c)]
 
 
