@@ -198,11 +198,13 @@ def follow(
     deadline: Deadline | None = None,
     rlimit: int | None = None,
     loop_start: Callable[[Any, int], int | None] | None = None,
+    decode: bool = True,
 ) -> BmcOutcome:
     """The path that fires the rule instances named ``labels`` (``Action.label``) in that
     order from an initial state, if the transition formula allows it and its last step
     satisfies ``target``: another engine's trace, checked step by step by Z3 (the actions are
-    fixed, so even a long path is quick). ``clear`` when the formula refuses it.
+    fixed, so even a long path is quick). ``clear`` when the formula refuses it. Without
+    ``decode``, a path found has no trace: only whether it exists is asked.
 
     The work is bounded by ``deadline`` (wall time), by ``rlimit`` (Z3's resource count,
     which is the same on every machine and under any load, so the answer is deterministic),
@@ -237,6 +239,8 @@ def follow(
         )
     if answer != z3.sat:
         return BmcOutcome("clear", k, reason="the transition formula does not allow that trace")
+    if not decode:
+        return BmcOutcome("found", k)
     return _found(enc, zm, k, loop_start)
 
 

@@ -42,7 +42,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import filelock
@@ -388,9 +388,21 @@ class Invariant:
     ok: bool = True
     rounds: int = 0
     fields: tuple[str, ...] = ()
+    _formulas: dict[tuple[int, int], tuple[Encoding, Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def formula(self, enc: Encoding, k: int = 0) -> Any:
-        return z3.And(enc.well_formed(k), *(c.formula(enc, k) for c in self.conjuncts))
+        """The invariant over the variables of step ``k`` (built once per encoding and step:
+        a proof asks for it several times)."""
+        key = (id(enc), k)
+        got = self._formulas.get(key)
+        if got is None:
+            memo: dict[Any, Any] = {}
+            got = z3.And(enc.well_formed(k), *(c.formula(enc, k, memo) for c in self.conjuncts))
+            self._formulas[key] = (enc, got)  # the encoding kept alive: its id stays its own
+            return got
+        return got[1]
 
 
 class Stopped(Exception):

@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from typing import Any
 
 import z3
@@ -76,11 +77,13 @@ def _name(prefix: str, enc: Encoding, *parts: str) -> str | None:
     return f"{prefix}-" + hashlib.sha256("|".join([*common, *parts]).encode()).hexdigest()[:24]
 
 
-def key(prop: Property, enc: Encoding) -> str | None:
+def key(prop: Property, enc: Encoding, prefix: str = "proof") -> str | None:
     """The entry of ``prop`` on ``enc``: besides what every entry depends on, the property (its
-    name, kind and the functions it is made of) and the monitors."""
+    name, kind and the functions it is made of) and the monitors. ``prefix`` names which of
+    the property's entries: ``proof`` (what proved it) or ``antecedent`` (a path to a state
+    that satisfies its antecedent, a :data:`WITNESS`)."""
     return _name(
-        "proof",
+        prefix,
         enc,
         prop.name,
         prop.kind,
@@ -155,7 +158,12 @@ def ranking_parts(entry: dict[str, Any]) -> dict[str, Any] | None:
 
 def witness_entry(trace: Any) -> dict[str, Any]:
     """A reachability witness the bounded search found, as its rule instances."""
-    return {"method": WITNESS, "labels": [step.name for step in trace.steps]}
+    return path_entry([step.name for step in trace.steps])
+
+
+def path_entry(labels: Sequence[str]) -> dict[str, Any]:
+    """A path's rule instances, kept as a :data:`WITNESS`."""
+    return {"method": WITNESS, "labels": list(labels)}
 
 
 def witness_labels(entry: dict[str, Any]) -> tuple[str, ...]:

@@ -51,7 +51,13 @@ from turnproof.checks.bmc import (
     violation_target,
 )
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, Verdict
-from turnproof.checks.symbolic import BoundsOutcome, Encoding, concrete_moves, result
+from turnproof.checks.symbolic import (
+    BoundsOutcome,
+    Encoding,
+    concrete_moves,
+    result,
+    shared_encoding,
+)
 from turnproof.model.errors import BoundsError
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Property
@@ -390,11 +396,14 @@ def decide_then_invariant(
     small = by_reachable_set(q, deadline)
     if small is not None and small.status != "unknown":
         return small
-    local = by_domains(q, Deadline(min(total * DOMAINS_SHARE, deadline.left())))
-    if local is not None:
-        return local
-    budget = min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
     entry = proofcache.load(memo) if memo else None
+    if entry is None or entry["method"] not in (proofcache.SPACER, proofcache.CONTROL):
+        # The fields' domains are tried first, unless a stronger method proved it last time
+        # (the domains did not: nothing in the entry's key has changed since).
+        local = by_domains(q, Deadline(min(total * DOMAINS_SHARE, deadline.left())))
+        if local is not None:
+            return local
+    budget = min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
     if entry is not None and entry["method"] == proofcache.SPACER:
         invariant = proofcache.spacer_invariant(entry, q.enc)
         if invariant is not None and not check_invariant(q, invariant, deadline):
@@ -728,7 +737,7 @@ def check_property(
     trace another engine found, checked against the transition formula when this engine's own
     search finds no trace."""
     given = enc is not None
-    enc = enc or Encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
+    enc = enc or shared_encoding(model, prop.monitors, tuple(prop.for_all) + tuple(open_bounds))
     fixed = None
     if not given and not open_bounds and enc.open_bounds and prop.kind in ("always", "step"):
         if _small_model(model):
@@ -867,15 +876,42 @@ def _follow_guide(
     target: Target,
     deadline: Deadline,
     loop_start: Callable[[Any, int], int | None] | None = None,
+    *,
+    decode: bool = True,
 ) -> BmcOutcome | None:
     """Another engine's trace ``guide``, if the transition formula allows it and it ends in
-    ``target`` (it gets at least a second, even when the budget is spent)."""
+    ``target`` (it gets at least a second, even when the budget is spent); without
+    ``decode``, whether it does, with no trace."""
     if not guide:
         return None
     found = follow(
-        enc, guide, target, deadline=Deadline(max(deadline.left(), 1.0)), loop_start=loop_start
+        enc,
+        guide,
+        target,
+        deadline=Deadline(max(deadline.left(), 1.0)),
+        loop_start=loop_start,
+        decode=decode,
     )
     return found if found.status == "found" else None
+
+
+#: Whether the property being checked asked for another engine's trace (its ``guide``): set
+#: by :func:`_follow_given`, cleared by :func:`~turnproof.checks.symbolic.property_task`. A
+#: result that never asked is the same whatever the guide.
+guide_asked = False
+
+
+def _follow_given(
+    enc: Encoding,
+    guide: tuple[str, ...],
+    target: Target,
+    deadline: Deadline,
+    loop_start: Callable[[Any, int], int | None] | None = None,
+) -> BmcOutcome | None:
+    """:func:`_follow_guide` on the trace another engine gave, noting that it was asked for."""
+    global guide_asked
+    guide_asked = True
+    return _follow_guide(enc, guide, target, deadline, loop_start)
 
 
 def _guided(answer: Answer, q: Query, guide: tuple[str, ...], deadline: Deadline) -> Answer:
@@ -883,7 +919,7 @@ def _guided(answer: Answer, q: Query, guide: tuple[str, ...], deadline: Deadline
     allowed by the transition formula and ends in the bad condition, that trace."""
     if answer.status == "safe" or answer.trace is not None:
         return answer
-    found = _follow_guide(q.enc, guide, q.target, deadline)
+    found = _follow_given(q.enc, guide, q.target, deadline)
     if found is None:
         return answer
     out = unsafe(found)
@@ -921,7 +957,10 @@ def _safety_result(
         holds_for=holds_for(enc, answer),
     )
     if antecedent is not None:
-        _mark_vacuity(r, enc, antecedent, deadline, max_depth)
+        from turnproof.checks import proofcache
+
+        memo = proofcache.key(prop, enc, "antecedent")
+        _mark_vacuity(r, enc, antecedent, deadline, max_depth, memo)
     return r
 
 
@@ -931,18 +970,31 @@ def _mark_vacuity(
     antecedent: Callable[..., Any],
     deadline: Deadline,
     max_depth: int,
+    memo: str | None = None,
 ) -> None:
-    """The antecedent of an implication must be reachable, or the property holds vacuously."""
+    """The antecedent of an implication must be reachable, or the property holds vacuously.
+    ``memo``: the proof cache's entry for the path that reached it last time, followed again
+    first."""
+    from turnproof.checks import proofcache
+
     target = state_target(enc, antecedent)
+    entry = proofcache.load(memo) if memo else None
+    if entry is not None and entry["method"] == proofcache.WITNESS:
+        if _follow_guide(enc, proofcache.witness_labels(entry), target, deadline, decode=False):
+            return
     # A small model's shortest path, else the explicit engine's first path to the antecedent:
     # either counts only once Z3 has checked it step by step against the transition formula.
     path = concrete_path(enc, antecedent)
     if path is None and small_exploration(enc, paths=True) is None:
         path = searched_path(enc, antecedent, deadline)
-    if path is not None and _follow_guide(enc, path, target, deadline):
+    if path is not None and _follow_guide(enc, path, target, deadline, decode=False):
+        if memo:
+            proofcache.store(memo, proofcache.path_entry(path))
         return
     found = find_path(enc, target, max_depth=max_depth, deadline=deadline)
     if found.status == "found":
+        if memo and found.trace is not None:
+            proofcache.store(memo, proofcache.witness_entry(found.trace))
         return
     q = Query(enc, target, 0)
     unreachable = by_reachable_set(q, deadline) or spacer(q, deadline)
@@ -987,7 +1039,7 @@ def _reach_result(
         if memo and found.trace is not None:
             proofcache.store(memo, proofcache.witness_entry(found.trace))
         return result(model, prop, Verdict.WITNESSED, trace=found.trace)
-    followed = _follow_guide(enc, guide, target, deadline)
+    followed = _follow_given(enc, guide, target, deadline)
     if followed is not None:
         return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=GUIDED)
     small = by_reachable_set(Query(enc, target, 0), deadline)
@@ -1253,7 +1305,7 @@ def check_terminates(
         loop_start=lasso_start(enc),
     )
     if found.status != "found":
-        followed = _follow_guide(
+        followed = _follow_given(
             enc, guide, lasso_target(enc, prop.pred), deadline, lasso_start(enc)
         )
         if followed is not None:

@@ -25,10 +25,12 @@ or a property's ``for_all``) contradicts nothing either: it answers another inst
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -231,6 +233,7 @@ def _call_engine(
     guides: Mapping[str, tuple[str, ...]] | None = None,
     on_exploration: Callable[[explicit.Exploration], None] | None = None,
     workers: int = 1,
+    handover: Any = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -253,6 +256,8 @@ def _call_engine(
         kwargs["scenario"] = scenario
     if guides and "guides" in params:
         kwargs["guides"] = dict(guides)
+    if handover is not None:
+        kwargs["handover"] = handover
     if on_exploration is not None and "on_exploration" in params:
         kwargs["on_exploration"] = on_exploration
     if workers != 1 and "workers" in params:
@@ -386,8 +391,10 @@ def _run_engine(
     scenario: Scenario | None,
     on_exploration: Callable[[explicit.Exploration], None] | None,
     workers: int = 1,
+    handover: Any = None,
 ) -> list[PropertyResult]:
-    """One engine's results (see :func:`run_check`)."""
+    """One engine's results (see :func:`run_check`); ``handover``: the symbolic engine runs
+    beside the explicit one, which will hand its findings over there."""
     if on_engine is not None:
         on_engine(engine)
     if engine == "explicit":
@@ -404,7 +411,9 @@ def _run_engine(
     fn = load_symbolic().check_properties
     reached = None
     guides: dict[str, tuple[str, ...]] = {}
-    if "explicit" in per_engine:
+    if handover is not None:
+        pass  # handed over later, through ``handover``
+    elif "explicit" in per_engine:
         reached = antecedents_reached(properties, per_engine["explicit"])
         guides = explicit_traces(per_engine["explicit"])
     try:
@@ -418,6 +427,7 @@ def _run_engine(
             open_bounds=open_bounds,
             scenario=scenario,
             guides=guides,
+            handover=handover,
         )
     except ImportError as exc:  # a part of the engine (a solver back end) is missing
         raise EngineUnavailableError(
@@ -473,31 +483,38 @@ def run_check(
             )
         )
 
-    interrupted = False
-    for engine in order:
-        if interrupted:  # the engines after an interrupt do not start
-            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
-            continue
-        try:
-            per_engine[engine] = _run_engine(
-                engine,
-                model,
-                properties,
-                limits,
-                progress,
-                per_engine,
-                coverage,
-                on_engine=on_engine,
-                open_bounds=open_bounds,
-                scenario=scenario,
-                on_exploration=observe,
-                workers=workers,
-            )
-        except Interrupted as exc:  # the engine kept what had finished
-            per_engine[engine], interrupted = exc.results, True
-        except KeyboardInterrupt:
-            per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
-            interrupted = True
+    def run(engine: str, handover: Any = None) -> list[PropertyResult]:
+        return _run_engine(
+            engine,
+            model,
+            properties,
+            limits,
+            progress,
+            per_engine,
+            coverage,
+            on_engine=on_engine if handover is None else None,
+            open_bounds=open_bounds,
+            scenario=scenario,
+            on_exploration=observe,
+            workers=workers,
+            handover=handover,
+        )
+
+    if order == list(ENGINES) and _takes_handover():
+        _both_at_once(run, per_engine, model, properties, on_engine)
+    else:
+        interrupted = False
+        for engine in order:
+            if interrupted:  # the engines after an interrupt do not start
+                per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
+                continue
+            try:
+                per_engine[engine] = run(engine)
+            except Interrupted as exc:  # the engine kept what had finished
+                per_engine[engine], interrupted = exc.results, True
+            except KeyboardInterrupt:
+                per_engine[engine] = [_interrupted(p, engine, model) for p in properties]
+                interrupted = True
 
     by_name = {e: {r.name: r for r in per_engine[e]} for e in order}
     results: list[PropertyResult] = []
@@ -522,6 +539,72 @@ def run_check(
         coverage=coverage,
         searches=searches,
     )
+
+
+def _takes_handover() -> bool:
+    """Whether the symbolic engine can start beside the explicit one (it takes a handover)."""
+    try:
+        fn = load_symbolic().check_properties
+    except EngineUnavailableError:
+        return False  # said when its turn comes, as ever
+    return "handover" in inspect.signature(fn).parameters
+
+
+def _both_at_once(
+    run: Callable[..., list[PropertyResult]],
+    per_engine: dict[str, list[PropertyResult]],
+    model: Model,
+    properties: Sequence[Property],
+    on_engine: Callable[[str], None] | None,
+) -> None:
+    """Both engines, the symbolic one started beside the explicit one (its worker processes
+    take the cores the explicit engine leaves): the explicit engine's findings are handed over
+    when it ends, and the symbolic engine waits for them only where its answers depend on them
+    (:func:`turnproof.checks.symbolic.check_properties`), so the results are those of running
+    one after the other. Ctrl-C during the explicit engine ends the symbolic one's workers, and
+    its results are all ``interrupted``, as if it had not started; during the symbolic engine,
+    the properties it had finished keep their results."""
+    from turnproof.checks import workers as worker_processes
+
+    handover = worker_processes.Handover()
+    beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="symbolic")
+    symbolic = beside.submit(run, "symbolic", handover)
+    try:
+        try:
+            per_engine["explicit"] = run("explicit")
+        except Interrupted as exc:
+            per_engine["explicit"] = exc.results
+            raise KeyboardInterrupt from None
+        except KeyboardInterrupt:
+            per_engine["explicit"] = [_interrupted(p, "explicit", model) for p in properties]
+            raise
+    except KeyboardInterrupt:
+        handover.interrupt()
+        with contextlib.suppress(BaseException):
+            symbolic.result()
+        per_engine["symbolic"] = [_interrupted(p, "symbolic", model) for p in properties]
+        beside.shutdown(wait=True)
+        return
+    except BaseException:
+        handover.interrupt()
+        beside.shutdown(wait=True)
+        raise
+    try:
+        try:
+            handover.give(
+                antecedents_reached(properties, per_engine["explicit"]),
+                explicit_traces(per_engine["explicit"]),
+            )
+            if on_engine is not None:
+                on_engine("symbolic")  # what is left to wait for (no progress of its own)
+            per_engine["symbolic"] = symbolic.result()
+        except KeyboardInterrupt:  # here, not in the engine's thread: end its workers
+            handover.interrupt()
+            per_engine["symbolic"] = symbolic.result()  # what had finished (Interrupted)
+    except Interrupted as exc:
+        per_engine["symbolic"] = exc.results
+    finally:
+        beside.shutdown(wait=True)
 
 
 def run_selection(

@@ -41,10 +41,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import z3
+from turnproof.checks import workers
 from turnproof.checks.results import Interrupted, PropertyResult, Trace, Verdict
 from turnproof.checks.traces import step_record
 from turnproof.model.errors import BoundsError, ModelError, UnknownNameError
@@ -484,6 +487,9 @@ class Encoding:
         self._vars: dict[int, list[Any]] = {}
         self._applied: dict[int, list[Applied]] = {}
         self._transitions: dict[int, Any] = {}
+        self._well_formed: dict[int, Any] = {}
+        self._step0: dict[int, Any] = {}
+        self._shifts: dict[int, list[tuple[Any, Any]]] = {}
         self._schemas: dict[int, Schema] = {}
         self.bounds = self.model.bounds
         self.open_bounds = tuple(dict.fromkeys(open_bounds))
@@ -598,7 +604,20 @@ class Encoding:
 
     # -- formulas -------------------------------------------------------------------------
     def well_formed(self, k: int) -> Any:
-        """Every leaf of step ``k`` lies in its domain (and sequences keep empty slots empty)."""
+        """Every leaf of step ``k`` lies in its domain (and sequences keep empty slots empty).
+        Built once, for step 0, and renamed for the others: it is the same term (Z3 shares
+        equal terms), without running the schema's Python for every step of an unrolling."""
+        got = self._well_formed.get(k)
+        if got is None:
+            if k == 0:
+                got = self.built_well_formed(0)
+            else:
+                got = z3.substitute(self.well_formed(0), *zip(self.vars(0), self.vars(k)))
+            self._well_formed[k] = got
+        return got
+
+    def built_well_formed(self, k: int) -> Any:
+        """:meth:`well_formed`, built from the schema for step ``k``."""
         x = self.ops()
         parts = [to_bool(self.schema_at(k).well_formed(self.state(k), x))]
         for v, d in zip(self.vars(k)[len(self.leaves) :], self.domains[len(self.leaves) :]):
@@ -656,7 +675,27 @@ class Encoding:
     def step_formula(self, k: int, index: int, *, alone: bool = False) -> Any:
         """Rule instance ``index`` takes step ``k`` to step ``k + 1`` (monitors updated).
         ``alone``: run only that rule instance on step ``k`` (to follow a given path, where
-        the other instances are never needed)."""
+        the other instances are never needed). Built once, for step 0, and renamed for the
+        others, as :meth:`well_formed` is."""
+        if k == 0:
+            got = self._step0.get(index)
+            if got is None:
+                got = self._step0[index] = self.built_step_formula(0, index, alone=alone)
+            return got
+        return z3.substitute(self.step_formula(0, index, alone=alone), *self._shift(k))
+
+    def _shift(self, k: int) -> list[tuple[Any, Any]]:
+        """Steps 0 and 1 renamed as steps ``k`` and ``k + 1``."""
+        got = self._shifts.get(k)
+        if got is None:
+            got = self._shifts[k] = [
+                *zip(self.vars(0), self.vars(k)),
+                *zip(self.vars(1), self.vars(k + 1)),
+            ]
+        return got
+
+    def built_step_formula(self, k: int, index: int, *, alone: bool = False) -> Any:
+        """:meth:`step_formula`, built by running the rule instance on step ``k``."""
         if alone and k not in self._applied:
             ap = self._apply(k, self.model.actions[index])
         else:
@@ -776,6 +815,24 @@ class Encoding:
         """A formula over step ``k`` with the model's field names instead of variable names."""
         pairs = [(v, z3.Const(p, v.sort())) for v, p in zip(self.vars(k), self.paths)]
         return str(z3.substitute(formula, *pairs)) if pairs else str(formula)
+
+
+_SHARED: WeakKeyDictionary[Model, dict[tuple[Any, ...], Encoding]] = WeakKeyDictionary()
+
+
+def shared_encoding(
+    model: Model, monitors: Sequence[Monitor] = (), open_bounds: Sequence[str] = ()
+) -> Encoding:
+    """The :class:`Encoding` of ``model`` with ``monitors`` and ``open_bounds``, made once per
+    process: the properties checked in one process share its formulas (built once, then
+    cached), as a fork server's children share those it built (see
+    :func:`turnproof.checks.workers.warm_up`)."""
+    per_model = _SHARED.setdefault(model, {})
+    key = (tuple(id(m) for m in monitors), tuple(open_bounds))
+    enc = per_model.get(key)
+    if enc is None:
+        enc = per_model[key] = Encoding(model, monitors, open_bounds)
+    return enc
 
 
 def _check_openable(enc: Encoding) -> None:
@@ -913,6 +970,7 @@ def check_properties(
     open_bounds: Sequence[str] = (),
     scenario: Any = None,
     guides: Mapping[str, Sequence[str]] | None = None,
+    handover: Any = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
@@ -935,12 +993,15 @@ def check_properties(
     that trace against its transition formula (:func:`~turnproof.checks.bmc.follow`), and
     reports it if the formula allows it.
 
+    ``handover`` (a :class:`~turnproof.checks.workers.Handover`), instead of
+    ``antecedents_reached`` and ``guides``: the explicit engine runs beside this one and will
+    hand them over. The tasks whose answer cannot depend on them start at once (see
+    :func:`_beside_explicit`); the results are those the two arguments would have given.
+
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
     ``reason``, which ones could not be decided.
     """
-    from turnproof.checks import workers
-
     reached = set(antecedents_reached)
     guide = dict(guides or {})
     open_bounds = tuple(open_bounds)
@@ -954,7 +1015,26 @@ def check_properties(
         return default_budget(p) if given is None else given
 
     once = bounds_budget(DEFAULT_OTHER_TIMEOUT_S if given is None else given)
-    if shipped is not None:
+    if handover is not None and shipped is not None:
+        bounds, results = _beside_explicit(
+            model, properties, shipped, handover, jobs, once, budget, max_depth, open_bounds
+        )
+    elif handover is not None:
+        handed = handover.wait()
+        if handed is None:
+            raise Interrupted(_unfinished(model, properties, {}))
+        return check_properties(
+            model,
+            properties,
+            timeout_s=timeout_s,
+            max_depth=max_depth,
+            antecedents_reached=handed[0],
+            jobs=jobs,
+            open_bounds=open_bounds,
+            scenario=scenario,
+            guides=handed[1],
+        )
+    elif shipped is not None:
         tasks = [workers.Task(shipped, "", once, max_depth)]
         tasks += [
             workers.Task(
@@ -974,23 +1054,8 @@ def check_properties(
             answers = workers.run_tasks([tasks[i] for i in order], jobs)
         except workers.WorkersInterrupted as exc:
             done = {order[j]: answer for j, answer in exc.done.items()}
-            raise Interrupted(
-                [
-                    done.get(i + 1) or result(model, p, Verdict.UNKNOWN, reason="interrupted")
-                    for i, p in enumerate(properties)
-                ]
-            ) from None
-        by_index = dict(zip(order, answers))
-        first = by_index[0]
-        bounds: BoundsOutcome = (
-            _bounds_lost(model, first.reason) if isinstance(first, workers.Lost) else first
-        )
-        results: list[PropertyResult] = [
-            result(model, p, Verdict.UNKNOWN, reason=by_index[i + 1].reason)
-            if isinstance(by_index[i + 1], workers.Lost)
-            else by_index[i + 1]
-            for i, p in enumerate(properties)
-        ]
+            raise Interrupted(_unfinished(model, properties, done)) from None
+        bounds, results = _gathered(model, properties, dict(zip(order, answers)))
     else:
         bounds = bounds_task(model, timeout_s=once, max_depth=max_depth)
         results = [
@@ -1014,6 +1079,139 @@ def check_properties(
         # includes its share, so that the time column adds up to the engine's true time.
         r.seconds += share
     return results
+
+
+def _unfinished(
+    model: Model, properties: Sequence[Property], done: Mapping[int, Any]
+) -> list[PropertyResult]:
+    """Every property's result after an interrupt: those in ``done`` (by task index: 0 is the
+    bounds task, ``i + 1`` the property ``i``) as they came, the others UNKNOWN."""
+    return [
+        done.get(i + 1) or result(model, p, Verdict.UNKNOWN, reason="interrupted")
+        for i, p in enumerate(properties)
+    ]
+
+
+def _gathered(
+    model: Model, properties: Sequence[Property], by_index: Mapping[int, Any]
+) -> tuple[BoundsOutcome, list[PropertyResult]]:
+    """The bounds question's answer and each property's result, from the workers' answers by
+    task index (0: the bounds task); a lost task's property is UNKNOWN, saying why."""
+    first = by_index[0]
+    bounds: BoundsOutcome = (
+        _bounds_lost(model, first.reason) if isinstance(first, workers.Lost) else first
+    )
+    results: list[PropertyResult] = [
+        result(model, p, Verdict.UNKNOWN, reason=by_index[i + 1].reason)
+        if isinstance(by_index[i + 1], workers.Lost)
+        else by_index[i + 1]
+        for i, p in enumerate(properties)
+    ]
+    return bounds, results
+
+
+def _beside_explicit(
+    model: Model,
+    properties: Sequence[Property],
+    shipped: Any,
+    handover: Any,
+    jobs: int,
+    once: float,
+    budget: Callable[[Property], float],
+    max_depth: int,
+    open_bounds: tuple[str, ...],
+) -> tuple[BoundsOutcome, list[PropertyResult]]:
+    """The symbolic checks, run while the explicit engine explores, with the answers they would
+    have had with its findings given from the start. A task that starts before they are handed
+    over starts without them; once they are, such a property is checked again with them when
+    its answer depends on them:
+
+    * its own search found no trace, so it asked for the explicit engine's, and there is one;
+    * it was proved, but its own search did not reach its antecedent (vacuous, or vacuity
+      undecided), and the explicit engine reached it.
+
+    Otherwise the answer is the one the findings would have given: a guide is looked at only
+    when this engine's own search finds no trace, and a reached antecedent only spares the
+    search for it, which comes after the proof and found it. So whether a task started before
+    or after the handover (which depends on timing) does not change its answer."""
+    pool = workers.Pool(jobs, shipped)
+    handover.on_interrupt(pool.interrupt)
+    futures: dict[int, Any] = {}  # task index (0: bounds) -> its answer to come
+
+    def task(i: int, handed: tuple[set[str], dict[str, tuple[str, ...]]] | None) -> Any:
+        p = properties[i]
+        if handed is None:  # not handed over yet: an early task
+            return workers.Task(shipped, p.name, budget(p), max_depth, False, open_bounds, (), True)
+        reached, guides = handed
+        guide = tuple(guides.get(p.name, ()))
+        return workers.Task(
+            shipped, p.name, budget(p), max_depth, p.name in reached, open_bounds, guide
+        )
+
+    def cost(i: int) -> tuple[int, int, int]:
+        # Those whose answer cannot depend on the handover first; the others may then start
+        # once it has come, and need not be checked twice.
+        p = properties[i]
+        later = p.antecedent is not None or p.kind == "reachable"
+        return later, _expected_cost(workers.Task(shipped, p.name, 0.0, 0), properties), i
+
+    try:
+        futures[0] = pool.submit(workers.Task(shipped, "", once, max_depth))
+        for i in sorted(range(len(properties)), key=cost):
+            # The task is made when a worker starts it: with the handover, if it has come.
+            futures[i + 1] = pool.submit(lambda i=i: task(i, handover.now()))
+        handed = handover.wait()
+        if handed is None:
+            raise KeyboardInterrupt
+        reached, guides = handed
+        for i, p in enumerate(properties):
+            answer = futures[i + 1].result()
+            guide = tuple(guides.get(p.name, ()))
+            if not isinstance(answer, workers.Early):
+                continue  # made with the handover, or lost
+            r = answer.result
+            if (answer.guide_asked and guide) or (
+                p.name in reached and (r.vacuous or r.vacuity_undecided)
+            ):
+                futures[i + 1] = pool.submit(task(i, handed))
+        answers = {i: _unwrapped(f.result()) for i, f in futures.items()}
+        if handover.interrupted:  # the tasks ended by the interrupt are lost, not answered
+            raise KeyboardInterrupt
+    except (KeyboardInterrupt, CancelledError):
+        pool.interrupt()
+        done = workers.answered([futures.get(i, _done(None)) for i in range(len(properties) + 1)])
+        done = {i: _unwrapped(a) for i, a in done.items() if a is not None and _final(a)}
+        raise Interrupted(_unfinished(model, properties, done)) from None
+    except BaseException:
+        pool.interrupt()
+        raise
+    finally:
+        pool.close()
+    return _gathered(model, properties, answers)
+
+
+def _final(answer: Any) -> bool:
+    """Whether a worker's answer stands whatever the explicit engine hands over: an early
+    task's only when it asked for no guide and its own search reached the antecedent (if it
+    has one), since either could change once the explicit engine's findings are known."""
+    if not isinstance(answer, workers.Early):
+        return True
+    r = answer.result
+    return not answer.guide_asked and not (
+        isinstance(r, PropertyResult) and (r.vacuous or r.vacuity_undecided)
+    )
+
+
+def _unwrapped(answer: Any) -> Any:
+    """A worker's answer, without the note an early task adds (:class:`workers.Early`)."""
+    return answer.result if isinstance(answer, workers.Early) else answer
+
+
+def _done(value: Any) -> Any:
+    """A future that already holds ``value``."""
+    f: Future[Any] = Future()
+    f.set_result(value)
+    return f
 
 
 def _bounds_lost(model: Model, reason: str) -> BoundsOutcome:
@@ -1059,9 +1257,12 @@ def property_task(
     open_bounds: Sequence[str] = (),
     guide: Sequence[str] = (),
 ) -> PropertyResult:
-    """One property, timed."""
+    """One property, timed. :data:`turnproof.checks.proofs.guide_asked` says afterwards
+    whether it asked for ``guide``."""
+    from turnproof.checks import proofs
     from turnproof.checks.proofs import check_property
 
+    proofs.guide_asked = False
     t0 = time.perf_counter()
     r = check_property(
         model,

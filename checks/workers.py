@@ -6,16 +6,18 @@ bounds, the start, the amendments, the properties) and builds it again, exactly 
 did; it sends back plain :class:`~turnproof.checks.results.PropertyResult` values. A model that
 is no scenario (a rule set built in a test) is checked in this process instead.
 
-Every task starts with no Z3 term created: Z3's answers may depend on the terms created before a
-query, so a fresh context per task keeps the output the same whatever the number of workers and
-whichever worker picks a task up. Two ways give it:
+Every task starts from the same Z3 terms, created in the same order (those :func:`warm_up`
+builds): Z3's answers may depend on the terms created before a query, so a fresh context per
+task, always prepared the same way, keeps the output the same whatever the number of workers
+and whichever worker picks a task up. Two ways give it:
 
 * On Linux, a *fork server* per worker slot (``python -m turnproof.checks.workers --fork-server``):
   a fresh interpreter that imports the engine and builds the scenario once (the rules compiled,
-  the reachable-set question answered), without creating any Z3 term, then forks one child per
-  task. The child starts from that state, as a fresh interpreter that had done the same work
-  would, and pays neither the imports nor the build again (about 0.7 s of a task's 1 to 2 s).
-  Only the fork server forks: it is single-threaded, and Z3 has no context in it yet.
+  the reachable-set question answered, the shared formulas built: :func:`warm_up`), then forks
+  one child per task. The child starts from that state, as a fresh interpreter that had done
+  the same work would, and pays neither the imports nor the build again (about 1.2 s of a
+  task's 1.5 to 2.5 s). Only the fork server forks: it is single-threaded (numpy's thread pool
+  is off there, and no Z3 solver has run in it).
 * Elsewhere, or when the tasks do not share one scenario, a fresh interpreter per task
   (``python -m turnproof.checks.workers``, the task pickled on its standard input, the answer
   pickled on its standard output).
@@ -39,8 +41,8 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -60,6 +62,17 @@ class Task:
     antecedent_reached: bool = False
     open_bounds: tuple[str, ...] = ()
     guide: tuple[str, ...] = ()
+    #: Run before the explicit engine handed over its traces: the answer is an :class:`Early`.
+    early: bool = False
+
+
+@dataclass(frozen=True)
+class Early:
+    """The answer of an ``early`` task, and whether it asked for the explicit engine's trace
+    (which it did not have yet): one that did not ask is the answer it would have had."""
+
+    result: Any
+    guide_asked: bool
 
 
 def run_task(task: Task) -> Any:
@@ -71,7 +84,7 @@ def run_task(task: Task) -> Any:
     if not task.prop:
         return symbolic.bounds_task(model, timeout_s=task.timeout_s, max_depth=task.max_depth)
     prop = built.property(task.prop)
-    return symbolic.property_task(
+    answer = symbolic.property_task(
         model,
         prop,
         timeout_s=task.timeout_s,
@@ -80,6 +93,11 @@ def run_task(task: Task) -> Any:
         open_bounds=task.open_bounds,
         guide=task.guide,
     )
+    if task.early:
+        from turnproof.checks import proofs
+
+        return Early(answer, proofs.guide_asked)
+    return answer
 
 
 def default_jobs() -> int:
@@ -188,61 +206,151 @@ def end_workers() -> None:
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
-    """Every task's answer, in the order given; each task in a fresh interpreter, at most
-    ``jobs`` at a time. A worker that ended without an answer (killed, crashed) gives a
-    :class:`Lost` for its task, and the other tasks go on; a turnproof error a worker reported
-    (bad input it found) is raised here. On Ctrl-C every worker is ended and
-    :class:`WorkersInterrupted` carries the answers that had arrived. No worker outlives this
-    call."""
-    pool = ThreadPoolExecutor(max_workers=jobs)
-    slots: list[ForkServer] = []
-    if can_fork() and len({t.scenario for t in tasks}) == 1 and len(tasks) > 1:
-        # One fork server per worker slot; a pool thread takes a free one for each task.
-        slots = [ForkServer(tasks[0].scenario) for _ in range(min(jobs, len(tasks)))]
-        servers: queue.SimpleQueue[ForkServer] = queue.SimpleQueue()
-        for slot in slots:
-            servers.put(slot)
-
-        def run(task: Task) -> Any:
-            server = servers.get()
-            try:
-                return server.run(task)
-            finally:
-                servers.put(server)
-
-        futures = [pool.submit(run, t) for t in tasks]
-    else:
-        futures = [pool.submit(_run_in_subprocess, t) for t in tasks]
+    """Every task's answer, in the order given, at most ``jobs`` at a time (see :class:`Pool`).
+    A worker that ended without an answer (killed, crashed) gives a :class:`Lost` for its
+    task, and the other tasks go on; a turnproof error a worker reported (bad input it found)
+    is raised here. On Ctrl-C every worker is ended and :class:`WorkersInterrupted` carries
+    the answers that had arrived. No worker outlives this call."""
+    shared = len({t.scenario for t in tasks}) == 1 and len(tasks) > 1
+    pool = Pool(min(jobs, len(tasks)), tasks[0].scenario if shared else None)
+    futures = [pool.submit(t) for t in tasks]
     try:
         return [f.result() for f in futures]
     except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        end_workers()
-        done = {
-            i: f.result()
-            for i, f in enumerate(futures)
-            if f.done()
-            and not f.cancelled()
-            and f.exception() is None
-            and not isinstance(f.result(), Lost)  # ended by the interrupt, or lost before it
-        }
-        raise WorkersInterrupted(done) from None
+        pool.interrupt()
+        raise WorkersInterrupted(answered(futures)) from None
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        end_workers()
+        pool.interrupt()
         raise
     finally:
-        pool.shutdown(wait=True)
-        for slot in slots:
+        pool.close()
+
+
+class Handover:
+    """What the explicit engine found, handed to a symbolic engine that started beside it
+    (:func:`turnproof.checks.runner.run_check`): the properties whose antecedent it reached,
+    and the rule instances of its traces by property. The symbolic engine starts every task
+    at once, and checks again, once they are handed over (:meth:`wait`), those whose answer
+    depends on them; :meth:`interrupt` (Ctrl-C) ends its workers."""
+
+    def __init__(self) -> None:
+        self._given = threading.Event()
+        self._value: tuple[set[str], dict[str, tuple[str, ...]]] | None = None
+        self.interrupted = False
+        self._on_interrupt: list[Any] = []
+        self._lock = threading.Lock()
+
+    def give(self, reached: set[str], guides: dict[str, tuple[str, ...]]) -> None:
+        self._value = (set(reached), dict(guides))
+        self._given.set()
+
+    def wait(self) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+        """What was given, once it is; ``None`` when interrupted first."""
+        self._given.wait()
+        return self.now()
+
+    def now(self) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+        """What was given, if it has been (and no interrupt came); ``None`` otherwise."""
+        return None if self.interrupted or not self._given.is_set() else self._value
+
+    def on_interrupt(self, fn: Any) -> None:
+        """Call ``fn()`` on :meth:`interrupt` (at once, if it has happened)."""
+        with self._lock:
+            if not self.interrupted:
+                self._on_interrupt.append(fn)
+                return
+        fn()
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self.interrupted = True
+            todo, self._on_interrupt = self._on_interrupt, []
+        self._given.set()
+        for fn in todo:
+            fn()
+
+
+def answered(futures: Sequence[Future[Any]]) -> dict[int, Any]:
+    """The answers that had arrived when the workers were ended, by index: not the tasks
+    ended by the interrupt, nor those lost before it."""
+    return {
+        i: f.result()
+        for i, f in enumerate(futures)
+        if f.done()
+        and not f.cancelled()
+        and f.exception() is None
+        and not isinstance(f.result(), Lost)
+    }
+
+
+class Pool:
+    """Worker processes that run tasks handed to them one by one (:meth:`submit`), at most
+    ``jobs`` at a time. With a ``scenario`` that every task shares, on Linux, each of the
+    ``jobs`` slots is a :class:`ForkServer`; otherwise each task gets a fresh interpreter.
+    :meth:`close` once done (or :meth:`interrupt`, to end every task at once)."""
+
+    def __init__(self, jobs: int, scenario: Scenario | None = None) -> None:
+        self.jobs = max(1, jobs)
+        self._threads = ThreadPoolExecutor(max_workers=self.jobs)
+        self._slots: list[ForkServer] = []
+        self._free: queue.SimpleQueue[ForkServer] = queue.SimpleQueue()
+        self._procs: set[subprocess.Popen[bytes]] = set()  # this pool's fresh interpreters
+        self._lock = threading.Lock()
+        if scenario is not None and can_fork():
+            self._slots = [ForkServer(scenario) for _ in range(self.jobs)]
+            for slot in self._slots:
+                self._free.put(slot)
+
+    def submit(self, task: Task | Callable[[], Task]) -> Future[Any]:
+        """The task's answer, to come (see :func:`run_tasks`). ``task`` may be a function
+        that makes it, called when a worker slot starts it."""
+        return self._threads.submit(self._on_server if self._slots else self._fresh, task)
+
+    def _on_server(self, task: Task | Callable[[], Task]) -> Any:
+        server = self._free.get()
+        try:
+            return server.run(task if isinstance(task, Task) else task())
+        finally:
+            self._free.put(server)
+
+    def _fresh(self, task: Task | Callable[[], Task]) -> Any:
+        made = task if isinstance(task, Task) else task()
+        return _run_in_subprocess(made, self._procs, self._lock)
+
+    def interrupt(self) -> None:
+        """Cancel the tasks not started and end this pool's worker processes: the tasks they
+        ran give :class:`Lost`."""
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            procs = [s.proc for s in self._slots if s.proc is not None] + list(self._procs)
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.kill()
+
+    def close(self) -> None:
+        """Wait for the tasks submitted, then end the fork servers."""
+        self._threads.shutdown(wait=True)
+        for slot in self._slots:
             slot.close()
 
 
-def _run_in_subprocess(task: Task) -> Any:
+def _run_in_subprocess(
+    task: Task,
+    owned: set[subprocess.Popen[bytes]] | None = None,
+    lock: threading.Lock | None = None,
+) -> Any:
+    """One task in a fresh interpreter; its process is in ``owned`` while it runs."""
     proc = start_worker([sys.executable, "-m", "turnproof.checks.workers"])
+    if owned is not None and lock is not None:
+        with lock:
+            owned.add(proc)
     try:
         out, err_bytes = proc.communicate(pickle.dumps(task))
     finally:
         forget(proc)
+        if owned is not None and lock is not None:
+            with lock:
+                owned.discard(proc)
     code = proc.returncode
     if code != 0:
         err = err_bytes.decode(errors="replace").strip().splitlines()
@@ -395,18 +503,28 @@ def _last_line(data: bytes) -> str:
 
 
 def warm_up(built: Any) -> None:
-    """In a fork server: the work every task of ``built`` would do first and that creates no
-    Z3 term (imports, the rules compiled, whether the model is small), done once."""
+    """The work most tasks of ``built`` would do first, done once: imports, the rules compiled,
+    whether the model is small, and the Z3 formulas of the encoding most properties share
+    (its transition and well-formedness on the first step; see
+    :func:`~turnproof.checks.symbolic.shared_encoding`). A fork server does it before it
+    forks, and a fresh interpreter before its task, so that every task starts from the same
+    Z3 terms, in the same order, whichever way it runs. No solver runs here: Z3's timeouts
+    start threads, and a fork server must not hold any when it forks."""
     from turnproof.checks import explicit, proofs, ranking, symbolic  # noqa: F401
 
     model = built.model
     model.initial_states()
     explicit.compiled_for(model)
     proofs._small_model(model)
-    import z3
-
-    if z3.z3._main_ctx is not None:  # pragma: no cover - a change that would break determinism
-        raise RuntimeError("the fork server created a Z3 term: its children would not start afresh")
+    keys: dict[tuple[Any, ...], int] = {}
+    for p in built.properties:
+        if not p.monitors:
+            keys[tuple(p.for_all)] = keys.get(tuple(p.for_all), 0) + 1
+    if keys:
+        common = max(keys, key=lambda k: keys[k])  # the first of the most shared, on a tie
+        enc = symbolic.shared_encoding(model, (), common)
+        enc.transition(0)
+        enc.well_formed(0)
 
 
 def serve() -> None:
@@ -464,6 +582,7 @@ def main() -> None:
 
     task = pickle.loads(sys.stdin.buffer.read())  # noqa: S301 - sent by run_tasks
     try:
+        workers.warm_up(task.scenario.build())  # as a fork server would have
         answer = workers.run_task(task)
     except TurnproofError as exc:
         answer = workers._Failure(str(exc), exc.exit_code)

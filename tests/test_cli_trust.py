@@ -14,6 +14,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -295,11 +296,38 @@ def test_a_failing_worker_gives_unknown_with_its_error_and_exit_3(
 
 
 def test_ctrl_c_keeps_the_finished_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(tasks: Any, jobs: int) -> Any:
-        j = next(j for j, t in enumerate(tasks) if t.prop)  # one property finished
-        raise workers.WorkersInterrupted({j: workers.run_task(tasks[j])})
+    """Ctrl-C (in the main thread, as the kernel delivers it) once the explicit engine has
+    handed over and the symbolic engine, started beside it, has finished one property: that
+    property keeps its result, the others are interrupted."""
+    ran: list[str] = []
+    finished, stopped = threading.Event(), threading.Event()
+    real_give, real_interrupt = workers.Handover.give, workers.Pool.interrupt
 
-    monkeypatch.setattr(workers, "run_tasks", interrupted)
+    def give(self: Any, *args: Any) -> None:
+        real_give(self, *args)
+        assert finished.wait(60)
+        raise KeyboardInterrupt
+
+    def interrupt(self: Any) -> None:
+        stopped.set()
+        real_interrupt(self)
+
+    def submit(self: Any, task: Any) -> Any:
+        def run() -> Any:
+            made = task if isinstance(task, workers.Task) else task()
+            if made.prop and not ran:  # one property finishes
+                ran.append(made.prop)
+                answer = workers.run_task(made)
+                finished.set()
+                return answer
+            stopped.wait(60)  # the others are still running when Ctrl-C comes
+            return workers.Lost("ended")
+
+        return self._threads.submit(run)
+
+    monkeypatch.setattr(workers.Handover, "give", give)
+    monkeypatch.setattr(workers.Pool, "interrupt", interrupt)
+    monkeypatch.setattr(workers.Pool, "submit", submit)
     result = invoke("check", "bench", "--engine", "both", "--bound", "turns=1", "--format", "json")
     # Each property is judged on its best verdict: the explicit engine had finished them all.
     assert result.exit_code == json.loads(result.stdout)["exit_code"] == 0, result.output

@@ -196,3 +196,25 @@ def test_consistency_with_open_bounds() -> None:
         cli, ["consistency", "bench", "--engine", "explicit", "--for-all", "turns"]
     )
     assert refused.exit_code == 2 and "only the symbolic engine" in refused.output
+
+
+@pytest.mark.parametrize("game", ["magic", "riftbound", "bench"])
+def test_formulas_renamed_from_step_zero_are_those_built_for_the_step(game: str) -> None:
+    """Well-formedness and each rule instance's step formula are built for step 0 and renamed
+    for the others: the very terms that building them for that step gives, open bounds and
+    monitors included."""
+    from turnproof.checks.runner import select
+    from turnproof.model.registry import builtin_rulesets
+
+    sel = select(builtin_rulesets()[game])
+    watched = next((p.monitors for p in sel.properties if p.monitors), ())
+    for monitors in ((), watched):
+        for opened in ((), tuple(openable_bounds(sel.model))):
+            enc = Encoding(sel.model, monitors, opened)
+            for k in (1, 3):
+                assert enc.well_formed(k).eq(enc.built_well_formed(k))
+                for i in range(len(sel.model.actions)):
+                    assert enc.step_formula(k, i).eq(enc.built_step_formula(k, i))
+                    assert enc.step_formula(k, i, alone=True).eq(
+                        enc.built_step_formula(k, i, alone=True)
+                    )

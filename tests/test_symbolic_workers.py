@@ -151,8 +151,8 @@ def test_a_killed_worker_loses_its_own_task_only() -> None:
 def test_a_fork_servers_children_answer_as_fresh_interpreters(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A task forked from a fork server (which built the scenario and compiled the rules, but
-    created no Z3 term) gives the answer a fresh interpreter gives: verdicts, traces,
+    """A task forked from a fork server (which built the scenario, compiled the rules and built
+    the shared Z3 formulas) gives the answer a fresh interpreter gives: verdicts, traces,
     certificates, bounds reached."""
     sel = runner.select(BENCH, bounds=SMALL)
     model, sc = sel.model, sel.scenario
@@ -347,3 +347,70 @@ def test_a_turnproof_error_a_worker_finds_reaches_the_caller_as_itself() -> None
     bad = Scenario("bad", "magic", cards=(CardSpec("No Such Card", 0),))
     with pytest.raises(TurnproofError, match="No Such Card"):
         workers.run_tasks([workers.Task(bad, "no-deadlock", 5.0, 5)], 1)
+
+
+def test_started_beside_the_explicit_engine_the_answers_are_those_of_one_after_the_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The symbolic engine started before the explicit engine's findings are handed over: here
+    every task has finished before they are, so each ran without them; one whose own search
+    found no trace and asked for the explicit engine's is checked again with it. The results
+    are those of handing the findings over first."""
+    import threading
+
+    sel = runner.select(BENCH, bounds=SMALL)
+    model, sc, props = sel.model, sel.scenario, list(BENCH.properties)
+    found = explicit.check_properties(model, props)
+    reached = runner.antecedents_reached(props, found)
+    guides = runner.explicit_traces(found)
+    assert guides.get("cleanup-terminates")
+    after = check_properties(
+        model, props, max_depth=2, jobs=2, scenario=sc, antecedents_reached=reached, guides=guides
+    )
+
+    submitted: list[Any] = []
+    real_submit = workers.Pool.submit
+
+    def submit(self: Any, task: Any) -> Any:
+        future = real_submit(self, task)
+        submitted.append(future)
+        return future
+
+    monkeypatch.setattr(workers.Pool, "submit", submit)
+    handover = workers.Handover()
+
+    def hand_over_once_all_ran() -> None:
+        while len(submitted) < len(props) + 1 or not all(f.done() for f in submitted):
+            threading.Event().wait(0.02)
+        handover.give(reached, guides)
+
+    giver = threading.Thread(target=hand_over_once_all_ran)
+    giver.start()
+    beside = check_properties(model, props, max_depth=2, jobs=2, scenario=sc, handover=handover)
+    giver.join()
+    early = [f.result() for f in submitted[1 : len(props) + 1]]
+    assert all(isinstance(a, workers.Early) for a in early), "all ran before the handover"
+    # Each is checked again only if it asked for a guide that there is.
+    again = [a for a in early if a.guide_asked and guides.get(a.result.name)]
+    assert len(submitted) == len(props) + 1 + len(again)
+    assert _comparable(beside) == _comparable(after)
+    lasso = beside[[r.name for r in beside].index("cleanup-terminates")]
+    assert lasso.verdict is Verdict.VIOLATED and lasso.trace is not None
+
+
+@pytest.mark.skipif(not workers.can_fork(), reason="fork servers are used on Linux only")
+def test_a_fork_server_forks_with_one_thread_only() -> None:
+    """A fork server has imported numpy and Z3 and built the shared formulas, and still runs
+    one thread when it forks (a thread would be missing in its children, with any lock it
+    held)."""
+    import os
+
+    sel = runner.select(MAGIC, bounds={"turns": 1})
+    server = workers.ForkServer(sel.scenario)
+    try:
+        first = server.run(workers.Task(sel.scenario, "lethal-damage-destroys", 60.0, 10))
+        assert first.verdict is Verdict.PROVED
+        assert server.proc is not None
+        assert len(os.listdir(f"/proc/{server.proc.pid}/task")) == 1
+    finally:
+        server.close()
