@@ -39,6 +39,7 @@ sat
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import CancelledError, Future
@@ -1148,6 +1149,9 @@ def _beside_explicit(
             shipped, p.name, budget(p), max_depth, p.name in reached, open_bounds, guide
         )
 
+    def made_when_started(i: int) -> Any:
+        return task(i, handover.now())
+
     def cost(i: int) -> tuple[int, int, int]:
         # Those whose answer cannot depend on the handover first; the others may then start
         # once it has come, and need not be checked twice.
@@ -1159,7 +1163,7 @@ def _beside_explicit(
         futures[0] = pool.submit(workers.Task(shipped, "", once, max_depth))
         for i in sorted(range(len(properties)), key=cost):
             # The task is made when a worker starts it: with the handover, if it has come.
-            futures[i + 1] = pool.submit(lambda i=i: task(i, handover.now()))
+            futures[i + 1] = pool.submit(functools.partial(made_when_started, i))
         handed = handover.wait()
         if handed is None:
             raise KeyboardInterrupt
