@@ -1136,6 +1136,7 @@ def _beside_explicit(
     search for it, which comes after the proof and found it. So whether a task started before
     or after the handover (which depends on timing) does not change its answer."""
     pool = workers.Pool(jobs, shipped)
+    pool.limit(jobs - 1)  # the explicit engine has a core until it hands over
     handover.on_interrupt(pool.interrupt)
     futures: dict[int, Any] = {}  # task index (0: bounds) -> its answer to come
 
@@ -1165,6 +1166,7 @@ def _beside_explicit(
             # The task is made when a worker starts it: with the handover, if it has come.
             futures[i + 1] = pool.submit(functools.partial(made_when_started, i))
         handed = handover.wait()
+        pool.limit(jobs)
         if handed is None:
             raise KeyboardInterrupt
         reached, guides = handed

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO, Any
@@ -296,6 +296,9 @@ class Pool:
         self._free: queue.SimpleQueue[ForkServer] = queue.SimpleQueue()
         self._procs: set[subprocess.Popen[bytes]] = set()  # this pool's fresh interpreters
         self._lock = threading.Lock()
+        self._cap = self.jobs  # tasks that may run at once (see limit)
+        self._running = 0
+        self._turn = threading.Condition()
         if scenario is not None and can_fork():
             self._slots = [ForkServer(scenario) for _ in range(self.jobs)]
             for slot in self._slots:
@@ -306,16 +309,38 @@ class Pool:
         that makes it, called when a worker slot starts it."""
         return self._threads.submit(self._on_server if self._slots else self._fresh, task)
 
-    def _on_server(self, task: Task | Callable[[], Task]) -> Any:
-        server = self._free.get()
+    def limit(self, cap: int) -> None:
+        """Let at most ``cap`` tasks run at once (at least one, at most ``jobs``) from now on:
+        fewer while another engine uses a core, so that the solvers' time budgets, which are
+        wall-clock, are not shared with it."""
+        with self._turn:
+            self._cap = min(max(1, cap), self.jobs)
+            self._turn.notify_all()
+
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[None]:
+        with self._turn:
+            self._turn.wait_for(lambda: self._running < self._cap)
+            self._running += 1
         try:
-            return server.run(task if isinstance(task, Task) else task())
+            yield
         finally:
-            self._free.put(server)
+            with self._turn:
+                self._running -= 1
+                self._turn.notify_all()
+
+    def _on_server(self, task: Task | Callable[[], Task]) -> Any:
+        with self._slot():
+            server = self._free.get()
+            try:
+                return server.run(task if isinstance(task, Task) else task())
+            finally:
+                self._free.put(server)
 
     def _fresh(self, task: Task | Callable[[], Task]) -> Any:
-        made = task if isinstance(task, Task) else task()
-        return _run_in_subprocess(made, self._procs, self._lock)
+        with self._slot():
+            made = task if isinstance(task, Task) else task()
+            return _run_in_subprocess(made, self._procs, self._lock)
 
     def interrupt(self) -> None:
         """Cancel the tasks not started and end this pool's worker processes: the tasks they
