@@ -411,9 +411,7 @@ def _run_engine(
     fn = load_symbolic().check_properties
     reached = None
     guides: dict[str, tuple[str, ...]] = {}
-    if handover is not None:
-        pass  # handed over later, through ``handover``
-    elif "explicit" in per_engine:
+    if handover is None and "explicit" in per_engine:  # else handed over later, through it
         reached = antecedents_reached(properties, per_engine["explicit"])
         guides = explicit_traces(per_engine["explicit"])
     try:
@@ -559,9 +557,9 @@ def _both_at_once(
 ) -> None:
     """Both engines, the symbolic one started beside the explicit one (its worker processes
     take the cores the explicit engine leaves): the explicit engine's findings are handed over
-    when it ends, and the symbolic engine waits for them only where its answers depend on them
-    (:func:`turnproof.checks.symbolic.check_properties`), so the results are those of running
-    one after the other. Ctrl-C during the explicit engine ends the symbolic one's workers, and
+    when it ends, and the symbolic engine checks again the properties whose answers depended on
+    them (:func:`turnproof.checks.symbolic.check_properties`), so the results are those of
+    running one after the other. Ctrl-C during the explicit engine ends the symbolic one's workers, and
     its results are all ``interrupted``, as if it had not started; during the symbolic engine,
     the properties it had finished keep their results."""
     from turnproof.checks import workers as worker_processes

@@ -996,8 +996,9 @@ def check_properties(
 
     ``handover`` (a :class:`~turnproof.checks.workers.Handover`), instead of
     ``antecedents_reached`` and ``guides``: the explicit engine runs beside this one and will
-    hand them over. The tasks whose answer cannot depend on them start at once (see
-    :func:`_beside_explicit`); the results are those the two arguments would have given.
+    hand them over. Every task starts at once, and one whose answer depended on them is checked
+    again once they come (see :func:`_beside_explicit`); the results are those the two
+    arguments would have given.
 
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
