@@ -116,11 +116,8 @@ def spacer(q: Query, deadline: Deadline) -> Answer:
     v0, v1 = enc.vars(0), enc.vars(1)
     inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
     act = enc.act_var(0)
-    solver = z3.SolverFor("HORN")
-    solver.set("engine", "spacer")
-    deadline.arm(solver)
-    solver.add(z3.ForAll(v0, z3.Implies(q.init(), inv(*v0))))
-    solver.add(
+    clauses = [z3.ForAll(v0, z3.Implies(q.init(), inv(*v0)))]
+    clauses.append(
         z3.ForAll(v0 + v1 + [act], z3.Implies(z3.And(inv(*v0), enc.transition(0)), inv(*v1)))
     )
     body = [inv(*v0), q.at_origin()]
@@ -128,13 +125,33 @@ def spacer(q: Query, deadline: Deadline) -> Answer:
     if q.steps:
         body.append(enc.transition(0))
         bound += v1 + [act]
-    solver.add(z3.ForAll(bound, z3.Implies(z3.And(*body), z3.BoolVal(False))))
+    clauses.append(z3.ForAll(bound, z3.Implies(z3.And(*body), z3.BoolVal(False))))
+    # Spacer's search depends on the order in which the terms it is given were made, not only
+    # on the clauses: the same clauses made after other formulas (the transition renamed from
+    # step 0, a fork server's warm-up) took it 30 s on one run and timed it out on another.
+    # They are handed over as SMT-LIB text and parsed in a context of their own, the solver
+    # made first (as Z3 does when it reads a file), so that the search depends on the clauses
+    # alone: the same text, the same search, on every run and in every process.
+    text = z3.Solver()
+    text.add(*clauses)
+    fresh = z3.Context()
+    solver = z3.SolverFor("HORN", ctx=fresh)
+    solver.set("engine", "spacer")
+    deadline.arm(solver)
+    solver.num_scopes()  # makes the solver now, before the clauses' terms
+    solver.from_string(text.sexpr())
     answer = solver.check()
     if answer == z3.unsat:
         return Answer("unsafe", reason="Spacer: a bad state is reachable")
     if answer != z3.sat:
         return Answer("unknown", reason=f"Spacer: {solver.reason_unknown()}")
-    invariant = interpretation(solver.model(), inv, v0)
+    zm = solver.model()
+    found = [d for d in zm.decls() if d.name() == "Inv"]
+    invariant = (
+        interpretation(zm, found[0], [v.translate(fresh) for v in v0]).translate(z3.main_ctx())
+        if found
+        else z3.BoolVal(True)  # the solver left it unconstrained: any value will do
+    )
     problem = check_invariant(q, invariant, deadline)
     if problem:
         return Answer("unknown", reason=f"Spacer's invariant did not check: {problem}")

@@ -873,13 +873,9 @@ def why_not_openable(enc: Encoding) -> str:
         enc.init(0)
         what = "the terminal-state test"
         enc.is_terminal(0)
-        applied = []
         for a in model.actions:
             what = f"rule {a.rule.citation} {a.label}"
-            applied.append(enc._apply(0, a))
-        # The rule instances run on step 0 are those the transition formula needs: kept, so
-        # that they are not run a second time.
-        enc._applied.setdefault(0, applied)
+            apply_action(a, enc.state(0), b)
     except (z3.Z3Exception, TypeError):
         # The solver's or Python's own words (a symbolic value cast to a Boolean, an integer
         # expected) say nothing to the user: where the number is needed does.
