@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import filelock
+import numpy as np
 import platformdirs
 import z3
 from turnproof.checks.bmc import Deadline, finite_solver
@@ -234,15 +235,27 @@ def sample_columns(
     """The leaf values of the states the explicit engine reaches (one column per leaf, one byte
     per state; leaf domains are far below 256 values). With ``monitors``, the states of the
     product of the rules and the monitors, with a column for each monitor after the leaves'."""
-    from turnproof.checks.explicit import Limits, explore
+    from turnproof.checks.encoding import NotEncodable
+    from turnproof.checks.explicit import Limits, codec_for, explore
 
     ex = explore(model, monitors, limits=Limits(max_states=max_states))
+    width = len(model.schema.leaves()) + len(monitors)
+    try:
+        codec = codec_for(model, tuple(monitors))
+    except NotEncodable:
+        codec = None
+    if codec is not None and ex.states:
+        # Each node encoded (a few look-ups), then every leaf's digit read off the codes at
+        # once: the leaves in the order of the schema's, then the monitors'.
+        encode = codec.encode
+        codes = np.array([encode(node) for node in ex.iter_nodes()], dtype=np.uint64)
+        digits = codec.digits(codes.reshape(len(codes), codec.words))
+        return [digits[:, j].astype(np.uint8).tobytes() for j in range(width)]
     flatten = model.schema.flatten
     if monitors:
         rows = [[*flatten(ex.state(i)), *ex.monitor_values(i)] for i in range(ex.states)]
     else:
         rows = [flatten(ex.state(i)) for i in range(ex.states)]
-    width = len(model.schema.leaves()) + len(monitors)
     return [bytes(int(r[j]) for r in rows) for j in range(width)]
 
 

@@ -1130,7 +1130,14 @@ class Ranker:
         return out
 
     def delta(self, coeffs: Sequence[Any]) -> Any:
-        return z3.Sum(*(c * (a - b) for c, a, b in zip(coeffs, self.x0, self.x1)))
+        """How much a step lowers the sum of ``coeffs`` times the features. A coefficient that
+        is the number 0 adds no term (a candidate of one leaf would otherwise make hundreds)."""
+        terms = [
+            c * (a - b)
+            for c, a, b in zip(coeffs, self.x0, self.x1)
+            if not (isinstance(c, int) and c == 0)
+        ]
+        return z3.Sum(*terms) if terms else z3.IntVal(0)
 
     def component(self, actions: list[int], all_strict: bool) -> tuple[list[int], list[int]] | None:
         """Coefficients that no action increases and some (or, with ``all_strict``, all)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from turnproof.checks import invariants
 from turnproof.checks.bmc import Deadline, step_violation_target, violation_target
-from turnproof.checks.explicit import explore
+from turnproof.checks.explicit import Limits, explore
 from turnproof.checks.proofs import INVARIANT_STEPS, Query, by_invariant, spacer
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.bench import BENCH
@@ -61,6 +61,22 @@ def test_least_fixed_point_does_not_depend_on_the_samples() -> None:
     a, _ = invariants.fixed_point(invariants.Lattice(enc, fields, full), Deadline(60))
     b, _ = invariants.fixed_point(invariants.Lattice(enc, fields, few), Deadline(60))
     assert a == b
+
+
+@pytest.mark.parametrize("with_monitors", [False, True])
+def test_samples_read_off_the_codes_are_the_leaf_values(with_monitors: bool) -> None:
+    """The columns read off the states' codes at once are those of each state's leaves (and
+    each monitor's value after them), state by state as the explicit engine numbers them."""
+    model = Model(MAGIC)
+    mons = next(p.monitors for p in MAGIC.properties if p.monitors) if with_monitors else ()
+    got = invariants.sample_columns(model, 5_000, mons)
+    ex = explore(model, mons, limits=Limits(max_states=5_000))
+    rows = [
+        [*model.schema.flatten(ex.state(i)), *(ex.monitor_values(i) if mons else ())]
+        for i in range(ex.states)
+    ]
+    assert len(got) == len(model.schema.leaves()) + len(mons) and len(got[0]) == ex.states
+    assert got == [bytes(int(r[j]) for r in rows) for j in range(len(got))]
 
 
 def test_cache_gives_the_same_invariant() -> None:
