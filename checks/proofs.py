@@ -1292,7 +1292,10 @@ def check_terminates(
         if isinstance(kept, ranking_module.Proof):
             return _ranked_under_invariant(model, prop, enc, kept)
     ranker = Ranker(enc, prop.pred, Deadline(max(total * PLAIN_RANKING_SHARE, 0.001)))
-    ranking = ranker.synthesise()
+    # The plain search gets its share only when the reached transitions leave it a chance.
+    sampled = ranking_module.reached(enc, prop)
+    hopeless = ranking_module.no_ranking_over_leaves(enc, prop, sampled, ranker.deadline)
+    ranking = None if hopeless else ranker.synthesise()
     if ranking is not None:
         actions = model.actions
         certificate = {
@@ -1314,9 +1317,17 @@ def check_terminates(
             certificate=certificate,
             holds_for=f"every well-formed state, {scope(enc)} (unbounded in depth)",
         )
-    why = ranker.unknown or "no linear or lexicographic linear ranking function over the leaves"
+    why = (
+        hopeless
+        or ranker.unknown
+        or "no linear or lexicographic linear ranking function over the leaves"
+    )
     second = ranking_module.prove(
-        enc, prop, Deadline(min(total * RANKING_SHARE, deadline.left())), memo=memo
+        enc,
+        prop,
+        Deadline(min(total * RANKING_SHARE, deadline.left())),
+        memo=memo,
+        sampled=sampled,
     )
     if isinstance(second, ranking_module.Proof):
         return _ranked_under_invariant(model, prop, enc, second)

@@ -224,13 +224,57 @@ def _firing(checker: _Checker, actions: Sequence[int], deadline: Deadline) -> li
     return out
 
 
+Sampled = tuple[list[list[int]], list[tuple[int, list[int], list[int]]]]
+
+
+def no_ranking_over_leaves(
+    enc: Encoding, prop: Property, sampled: Sampled, deadline: Deadline
+) -> str:
+    """Why the plain search (:class:`~turnproof.checks.proofs.Ranker`: a lexicographic linear
+    ranking over the leaves, on every well-formed region state) cannot succeed, from the
+    region transitions the explicit engine reached (``sampled``, from :func:`reached`); ``""``
+    when they have such a ranking, or when the program does not answer.
+
+    The reached transitions are transitions the plain search must rank. If at some point no
+    linear function of the leaves that none of the instances left increases strictly decreases
+    one of them, those instances have no lexicographic ranking on their reached transitions,
+    hence none on all of theirs (a ranking of a set of transitions ranks every subset), whatever
+    the instances taken out before. The programs are over rationals, which only widens what
+    the plain search's integer coefficients can do. A property with monitors is not judged:
+    the plain search reads them too, and the samples have none."""
+    if prop.monitors:
+        return ""
+    leaves = enc.model.schema.leaves()
+    feats = [Feature(p, ((i, None),)) for i, (p, _) in enumerate(leaves)]
+    diffs = differences(feats, sampled[1])
+    remaining = sorted(diffs)
+    while remaining:
+        got = _lp(len(feats), remaining, diffs, deadline)
+        if isinstance(got, str):
+            return ""
+        _, strict = got
+        if not strict:
+            names = ", ".join(enc.model.actions[a].label for a in remaining)
+            return (
+                f"no linear or lexicographic linear ranking function over the leaves: the "
+                f"reached transitions of {names} cancel out"
+            )
+        remaining = [a for a in remaining if a not in strict]
+    return ""
+
+
 def prove(
-    enc: Encoding, prop: Property, deadline: Deadline, memo: str | None = None
+    enc: Encoding,
+    prop: Property,
+    deadline: Deadline,
+    memo: str | None = None,
+    sampled: Sampled | None = None,
 ) -> Proof | str:
     """A lexicographic ranking of the region's transitions under its invariant, or why not.
     ``memo``: the proof cache's entry (``checks/proofcache.py``): a ranking kept there is
     checked again on every region transition under the invariant (inferred again, from its own
-    cache) before the search, and a new one is kept."""
+    cache) before the search, and a new one is kept. ``sampled``: :func:`reached`, when the
+    caller has it already."""
     assert prop.pred is not None
     region0, region1 = enc.state_pred(prop.pred, 0), enc.state_pred(prop.pred, 1)
     inside = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1))
@@ -252,7 +296,7 @@ def prove(
     kept = _kept(enc, memo, base, firing, inv, deadline)
     if kept is not None:
         return kept
-    rows, moves = reached(enc, prop)
+    rows, moves = sampled if sampled is not None else reached(enc, prop)
     feats = features(enc, rows, contexts)
     found = search(
         enc,

@@ -125,3 +125,31 @@ def test_an_inconsistent_program_strictly_decreases_nothing() -> None:
     coeffs, strict = ranking._lp(2, [0, 1], diffs, Deadline(30))  # type: ignore[misc]
     assert strict == []
     assert _known_diffs_hold(coeffs, strict, diffs)
+
+
+def test_the_plain_search_runs_only_when_the_reached_transitions_leave_it_a_chance() -> None:
+    """The plain search over the leaves is skipped only when the reached region transitions
+    have no lexicographic ranking over the leaves: on the bench's untap step they have one
+    (the plain search proves it with ``-turn``), on its endless cleanup they cancel out, and
+    the plain search finds nothing there either."""
+    from turnproof.checks.proofs import Ranker
+    from turnproof.model.properties import terminates
+
+    model = Model(BENCH, SMALL)
+    untap = terminates(
+        "untap-terminates",
+        "no cycle among untap and cleanup-without-priority states",
+        lambda s, x, b, m: x.Or(s.step == 0, s.step == 11),
+    )
+    enc = Encoding(model, untap.monitors)
+    sampled = ranking.reached(enc, untap)
+    assert sampled[1]  # the untap step's transitions were reached
+    assert ranking.no_ranking_over_leaves(enc, untap, sampled, Deadline(20)) == ""
+
+    cleanup = BENCH.property("cleanup-terminates")
+    enc = Encoding(model, cleanup.monitors)
+    why = ranking.no_ranking_over_leaves(enc, cleanup, ranking.reached(enc, cleanup), Deadline(20))
+    assert "over the leaves" in why and "cancel out" in why and "resolve(trig=1)" in why
+    assert cleanup.pred is not None
+    plain = Ranker(enc, cleanup.pred, Deadline(20))
+    assert plain.synthesise() is None and not plain.unknown
