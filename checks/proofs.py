@@ -1081,7 +1081,8 @@ def _reach_result(
 # -- termination ----------------------------------------------------------------------------------
 
 COEFFICIENT_RANGE = 4  # ranking coefficients are searched among -4..4
-#: Shares of a termination property's budget: the plain ranking search over the leaves, then
+#: Shares of a termination property's budget: the plain ranking search over the leaves (when
+#: the reached region transitions leave it a chance: :func:`ranking.no_ranking_over_leaves`), then
 #: (when it finds none) the search over features under the region's invariant; the lasso search
 #: gets what is left.
 PLAIN_RANKING_SHARE = 0.05

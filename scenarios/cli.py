@@ -569,7 +569,8 @@ def _amendment_options(fn: F) -> F:
     "Stop exploring after N states (the verdict is then UNKNOWN unless a trace was found).",
     "Stop exploring after S seconds; for the symbolic engine, the budget of each property "
     "(default 180 for safety properties: Spacer takes a quarter, the control invariant up to "
-    "60%, k-induction the rest; 300 for termination: a ranking over the leaves 5%, a ranking "
+    "60%, k-induction the rest; 300 for termination: a ranking over the leaves 5% (unless "
+    "the reached transitions have none), a ranking "
     "under the region's invariant up to 80%, the lasso search the rest; 60 for reachability).",
 )
 @_workers_option
