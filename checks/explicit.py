@@ -164,6 +164,30 @@ class Exploration:
     def depth(self, i: int) -> int:
         return len(self.path_to(i))
 
+    def first_cuts(self) -> dict[str, int]:
+        """Each bound that cut a transition, with the depth of the shallowest expanded state
+        where it does. Ids grow with depth, so the first cut node (by id) where a bound cuts is
+        a shallowest one; the cut nodes are run again, interpreted, in id order until every
+        bound that cut is placed. Monitors never stop a transition, so a product's answer is
+        its model's."""
+        todo = set(self.bound_cuts)
+        x, b = ConcreteOps(), self.model.bounds
+        found: dict[str, int] = {}
+        for i in sorted(self.cut_nodes):
+            if not todo:
+                break
+            s = self.state(i)
+            for a in self.model.actions:
+                try:
+                    a.apply(s, x, b)
+                except Disabled:
+                    continue
+                except BoundReached as exc:
+                    if exc.bound in todo:
+                        todo.discard(exc.bound)
+                        found[exc.bound] = self.depth(i)
+        return dict(sorted(found.items()))
+
     def to_networkx(self, nodes: Iterable[int] | None = None) -> nx.MultiDiGraph:
         """The state graph (or the subgraph induced by ``nodes``), edges keyed by edge id and
         labelled with the rule instance's index."""

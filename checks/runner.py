@@ -234,6 +234,7 @@ def _call_engine(
     on_exploration: Callable[[explicit.Exploration], None] | None = None,
     workers: int = 1,
     handover: Any = None,
+    bounds_cut: Mapping[str, int] | None = None,
 ) -> list[PropertyResult]:
     """Call an engine's ``check_properties``, passing ``limits``/``progress`` only if it takes
     them; the symbolic engine takes ``--max-seconds`` as its per-property ``timeout_s``, and
@@ -258,6 +259,8 @@ def _call_engine(
         kwargs["guides"] = dict(guides)
     if handover is not None:
         kwargs["handover"] = handover
+    if bounds_cut is not None and "bounds_cut" in params:
+        kwargs["bounds_cut"] = dict(bounds_cut)
     if on_exploration is not None and "on_exploration" in params:
         kwargs["on_exploration"] = on_exploration
     if workers != 1 and "workers" in params:
@@ -392,9 +395,11 @@ def _run_engine(
     on_exploration: Callable[[explicit.Exploration], None] | None,
     workers: int = 1,
     handover: Any = None,
+    cuts: Mapping[str, int] | None = None,
 ) -> list[PropertyResult]:
     """One engine's results (see :func:`run_check`); ``handover``: the symbolic engine runs
-    beside the explicit one, which will hand its findings over there."""
+    beside the explicit one, which will hand its findings over there; ``cuts``: which bounds
+    cut where, from a complete search of the explicit engine (see :func:`run_check`)."""
     if on_engine is not None:
         on_engine(engine)
     if engine == "explicit":
@@ -426,6 +431,7 @@ def _run_engine(
             scenario=scenario,
             guides=guides,
             handover=handover,
+            bounds_cut=cuts if handover is None else None,
         )
     except ImportError as exc:  # a part of the engine (a solver back end) is missing
         raise EngineUnavailableError(
@@ -458,6 +464,12 @@ def run_check(
     whatever it is, see :func:`turnproof.checks.explicit.explore`). Raises
     :class:`EngineUnavailableError` when the symbolic engine is asked for but not installed.
 
+    With both engines, the symbolic engine takes from the explicit one, besides the antecedents
+    it reached and its traces, which bounds cut a reachable transition and how deep: the first
+    of its searches that was complete answers that question exactly at the model's bounds
+    (:meth:`~turnproof.checks.explicit.Exploration.first_cuts`), where the symbolic engine's own
+    search for it is bounded in depth and time.
+
     Ctrl-C (a ``KeyboardInterrupt``; the command line turns SIGTERM into one) does not lose
     the work done: the properties that had finished keep their results, the others are UNKNOWN
     with the reason ``interrupted``, the engines after it do not start, and the report is
@@ -471,8 +483,11 @@ def run_check(
     per_engine: dict[str, list[PropertyResult]] = {}
     coverage: dict[str, int] = {}
     searches: list[SearchProcesses] = []
+    cuts: list[dict[str, int]] = []  # from the first complete search, once there is one
 
     def observe(ex: explicit.Exploration) -> None:
+        if ex.complete and not cuts:
+            cuts.append(ex.first_cuts())
         if on_exploration is not None and not searches:
             on_exploration(ex)
         searches.append(
@@ -496,10 +511,11 @@ def run_check(
             on_exploration=observe,
             workers=workers,
             handover=handover,
+            cuts=cuts[0] if cuts else None,
         )
 
     if order == list(ENGINES) and _takes_handover():
-        _both_at_once(run, per_engine, model, properties, on_engine)
+        _both_at_once(run, per_engine, model, properties, on_engine, cuts)
     else:
         interrupted = False
         for engine in order:
@@ -554,9 +570,11 @@ def _both_at_once(
     model: Model,
     properties: Sequence[Property],
     on_engine: Callable[[str], None] | None,
+    cuts: Sequence[Mapping[str, int]],
 ) -> None:
     """Both engines, the symbolic one started beside the explicit one (its worker processes
-    take the cores the explicit engine leaves): the explicit engine's findings are handed over
+    take the cores the explicit engine leaves): the explicit engine's findings (with ``cuts``,
+    which bounds its first complete search found cutting, once it has ended) are handed over
     when it ends, and the symbolic engine checks again the properties whose answers depended on
     them (:func:`turnproof.checks.symbolic.check_properties`), so the results are those of
     running one after the other. Ctrl-C during the explicit engine ends the symbolic one's workers, and
@@ -592,6 +610,7 @@ def _both_at_once(
             handover.give(
                 antecedents_reached(properties, per_engine["explicit"]),
                 explicit_traces(per_engine["explicit"]),
+                cuts[0] if cuts else None,
             )
             if on_engine is not None:
                 on_engine("symbolic")  # what is left to wait for (no progress of its own)

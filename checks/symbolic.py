@@ -968,6 +968,7 @@ def check_properties(
     scenario: Any = None,
     guides: Mapping[str, Sequence[str]] | None = None,
     handover: Any = None,
+    bounds_cut: Mapping[str, int] | None = None,
 ) -> list[PropertyResult]:
     """Check ``properties`` on ``model`` with Z3, in the given order (engine ``"symbolic"``).
 
@@ -991,14 +992,16 @@ def check_properties(
     reports it if the formula allows it.
 
     ``handover`` (a :class:`~turnproof.checks.workers.Handover`), instead of
-    ``antecedents_reached`` and ``guides``: the explicit engine runs beside this one and will
-    hand them over. Every task starts at once, and one whose answer depended on them is checked
+    ``antecedents_reached``, ``guides`` and ``bounds_cut``: the explicit engine runs beside this
+    one and will hand them over. Every task starts at once, and one whose answer depended on them is checked
     again once they come (see :func:`_beside_explicit`); the results are those the two
     arguments would have given.
 
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
-    ``reason``, which ones could not be decided.
+    ``reason``, which ones could not be decided. That question is asked at the model's bounds:
+    ``bounds_cut``, when given, is the answer of a complete explicit search of this model
+    (:func:`bounds_from_search`), taken instead of asking it again.
     """
     reached = set(antecedents_reached)
     guide = dict(guides or {})
@@ -1013,6 +1016,7 @@ def check_properties(
         return default_budget(p) if given is None else given
 
     once = bounds_budget(DEFAULT_OTHER_TIMEOUT_S if given is None else given)
+    searched = None if bounds_cut is None else bounds_from_search(model, bounds_cut)
     if handover is not None and shipped is not None:
         bounds, results = _beside_explicit(
             model, properties, shipped, handover, jobs, once, budget, max_depth, open_bounds
@@ -1026,16 +1030,17 @@ def check_properties(
             properties,
             timeout_s=timeout_s,
             max_depth=max_depth,
-            antecedents_reached=handed[0],
+            antecedents_reached=handed.reached,
             jobs=jobs,
             open_bounds=open_bounds,
             scenario=scenario,
-            guides=handed[1],
+            guides=handed.guides,
+            bounds_cut=handed.cuts,
         )
     elif shipped is not None:
-        tasks = [workers.Task(shipped, "", once, max_depth)]
-        tasks += [
-            workers.Task(
+        # By index: 0 is the bounds question (unless its answer was given), i + 1 property i.
+        tasks = {
+            i + 1: workers.Task(
                 shipped,
                 p.name,
                 budget(p),
@@ -1044,18 +1049,23 @@ def check_properties(
                 open_bounds,
                 tuple(guide.get(p.name, ())),
             )
-            for p in properties
-        ]
+            for i, p in enumerate(properties)
+        }
+        if searched is None:
+            tasks[0] = workers.Task(shipped, "", once, max_depth)
         # The slowest kinds first, so that no worker is left with a long task at the end.
-        order = sorted(range(len(tasks)), key=lambda i: (_expected_cost(tasks[i], properties), i))
+        order = sorted(tasks, key=lambda i: (_expected_cost(tasks[i], properties), i))
         try:
             answers = workers.run_tasks([tasks[i] for i in order], jobs)
         except workers.WorkersInterrupted as exc:
             done = {order[j]: answer for j, answer in exc.done.items()}
             raise Interrupted(_unfinished(model, properties, done)) from None
-        bounds, results = _gathered(model, properties, dict(zip(order, answers)))
+        by_index = dict(zip(order, answers))
+        if searched is not None:
+            by_index[0] = searched
+        bounds, results = _gathered(model, properties, by_index)
     else:
-        bounds = bounds_task(model, timeout_s=once, max_depth=max_depth)
+        bounds = searched or bounds_task(model, timeout_s=once, max_depth=max_depth)
         results = [
             property_task(
                 model,
@@ -1131,20 +1141,22 @@ def _beside_explicit(
     Otherwise the answer is the one the findings would have given: a guide is looked at only
     when this engine's own search finds no trace, and a reached antecedent only spares the
     search for it, which comes after the proof and found it. So whether a task started before
-    or after the handover (which depends on timing) does not change its answer."""
+    or after the handover (which depends on timing) does not change its answer.
+
+    The question which bounds cut is asked only once the findings are handed over, and only
+    when they do not answer it (no search of the explicit engine's was complete)."""
     pool = workers.Pool(jobs, shipped)
     pool.limit(jobs - 1)  # the explicit engine has a core until it hands over
     handover.on_interrupt(pool.interrupt)
     futures: dict[int, Any] = {}  # task index (0: bounds) -> its answer to come
 
-    def task(i: int, handed: tuple[set[str], dict[str, tuple[str, ...]]] | None) -> Any:
+    def task(i: int, handed: workers.Findings | None) -> Any:
         p = properties[i]
         if handed is None:  # not handed over yet: an early task
             return workers.Task(shipped, p.name, budget(p), max_depth, False, open_bounds, (), True)
-        reached, guides = handed
-        guide = tuple(guides.get(p.name, ()))
+        guide = tuple(handed.guides.get(p.name, ()))
         return workers.Task(
-            shipped, p.name, budget(p), max_depth, p.name in reached, open_bounds, guide
+            shipped, p.name, budget(p), max_depth, p.name in handed.reached, open_bounds, guide
         )
 
     def made_when_started(i: int) -> Any:
@@ -1158,7 +1170,6 @@ def _beside_explicit(
         return later, _expected_cost(workers.Task(shipped, p.name, 0.0, 0), properties), i
 
     try:
-        futures[0] = pool.submit(workers.Task(shipped, "", once, max_depth))
         for i in sorted(range(len(properties)), key=cost):
             # The task is made when a worker starts it: with the handover, if it has come.
             futures[i + 1] = pool.submit(functools.partial(made_when_started, i))
@@ -1166,15 +1177,18 @@ def _beside_explicit(
         pool.limit(jobs)
         if handed is None:
             raise KeyboardInterrupt
-        reached, guides = handed
+        if handed.cuts is not None:
+            futures[0] = _done(bounds_from_search(model, handed.cuts))
+        else:
+            futures[0] = pool.submit(workers.Task(shipped, "", once, max_depth))
         for i, p in enumerate(properties):
             answer = futures[i + 1].result()
-            guide = tuple(guides.get(p.name, ()))
+            guide = tuple(handed.guides.get(p.name, ()))
             if not isinstance(answer, workers.Early):
                 continue  # made with the handover, or lost
             r = answer.result
             if (answer.guide_asked and guide) or (
-                p.name in reached and (r.vacuous or r.vacuity_undecided)
+                p.name in handed.reached and (r.vacuous or r.vacuity_undecided)
             ):
                 futures[i + 1] = pool.submit(task(i, handed))
         answers = {i: _unwrapped(f.result()) for i, f in futures.items()}
@@ -1325,6 +1339,20 @@ def bounds_task(model: Model, *, timeout_s: float, max_depth: int) -> BoundsOutc
     outcome = bounds_reached(Encoding(model), timeout_s=timeout_s, max_depth=max_depth)
     outcome.seconds = time.perf_counter() - t0
     return outcome
+
+
+def bounds_from_search(model: Model, cuts: Mapping[str, int]) -> BoundsOutcome:
+    """The answer to the bounds question from a complete explicit search of ``model`` (at its
+    bounds, as the question is asked): ``cuts`` gives each bound that cut a transition there and
+    the depth of the shallowest state where it does (:meth:`~turnproof.checks.explicit.
+    Exploration.first_cuts`); every other declared bound never cuts a reachable transition,
+    and none leaves a field's domain, since the search stops on such a transition."""
+    declared = [b.name for b in model.ruleset.bound_specs]
+    unknown = sorted(set(cuts) - set(declared))
+    if unknown:
+        raise ValueError(f"bounds not declared by {model.ruleset.name}: {', '.join(unknown)}")
+    reached = dict(sorted(cuts.items()))
+    return BoundsOutcome(reached, [b for b in declared if b not in reached], [])
 
 
 def result(model: Model, prop: Property, verdict: Verdict, **kw: Any) -> PropertyResult:

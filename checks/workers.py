@@ -41,9 +41,9 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from turnproof.model.errors import TurnproofError
@@ -226,30 +226,49 @@ def run_tasks(tasks: Sequence[Task], jobs: int) -> list[Any]:
         pool.close()
 
 
+@dataclass(frozen=True)
+class Findings:
+    """What the explicit engine found that the symbolic engine uses: the properties whose
+    antecedent it reached, the rule instances of its traces by property, and, when one of its
+    searches was complete, which bounds cut a reachable transition at the model's bounds (bound
+    -> the depth of the shallowest state where one does, :meth:`~turnproof.checks.explicit.
+    Exploration.first_cuts`; ``None`` otherwise)."""
+
+    reached: frozenset[str] = frozenset()
+    guides: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    cuts: Mapping[str, int] | None = None
+
+
 class Handover:
-    """What the explicit engine found, handed to a symbolic engine that started beside it
-    (:func:`turnproof.checks.runner.run_check`): the properties whose antecedent it reached,
-    and the rule instances of its traces by property. The symbolic engine starts every task
-    at once, and checks again, once they are handed over (:meth:`wait`), those whose answer
-    depends on them; :meth:`interrupt` (Ctrl-C) ends its workers."""
+    """What the explicit engine found (:class:`Findings`), handed to a symbolic engine that
+    started beside it (:func:`turnproof.checks.runner.run_check`). The symbolic engine starts
+    every task at once, and checks again, once they are handed over (:meth:`wait`), those whose
+    answer depends on them; :meth:`interrupt` (Ctrl-C) ends its workers."""
 
     def __init__(self) -> None:
         self._given = threading.Event()
-        self._value: tuple[set[str], dict[str, tuple[str, ...]]] | None = None
+        self._value: Findings | None = None
         self.interrupted = False
         self._on_interrupt: list[Any] = []
         self._lock = threading.Lock()
 
-    def give(self, reached: set[str], guides: dict[str, tuple[str, ...]]) -> None:
-        self._value = (set(reached), dict(guides))
+    def give(
+        self,
+        reached: Iterable[str],
+        guides: Mapping[str, tuple[str, ...]],
+        cuts: Mapping[str, int] | None = None,
+    ) -> None:
+        self._value = Findings(
+            frozenset(reached), dict(guides), None if cuts is None else dict(cuts)
+        )
         self._given.set()
 
-    def wait(self) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+    def wait(self) -> Findings | None:
         """What was given, once it is; ``None`` when interrupted first."""
         self._given.wait()
         return self.now()
 
-    def now(self) -> tuple[set[str], dict[str, tuple[str, ...]]] | None:
+    def now(self) -> Findings | None:
         """What was given, if it has been (and no interrupt came); ``None`` otherwise."""
         return None if self.interrupted or not self._given.is_set() else self._value
 

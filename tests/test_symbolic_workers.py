@@ -17,7 +17,9 @@ from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import bounds_task, check_properties
 from turnproof.model.bench import BENCH
 from turnproof.model.magic import MAGIC, compose_magic
+from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import always
+from turnproof.model.riftbound import RIFTBOUND
 from turnproof.model.rules import Model
 from turnproof.reports import json_report
 
@@ -262,11 +264,103 @@ def test_bounds_reached_are_reported_with_their_depth() -> None:
     # load 1; the rest is Spacer's, on the bounds it leaves undecided. 20 s was too little at
     # load 6.
     outcome = bounds_task(model, timeout_s=60, max_depth=20)
-    assert outcome.reached == {"stack": shallowest}
+    assert outcome.reached == {"stack": shallowest} == ex.first_cuts()
     assert "stack" not in outcome.undecided + outcome.unreached
     assert set(outcome.undecided) <= {"damage", "effects", "hand_cap", "waiting"}
     if outcome.undecided:
         assert outcome.reason
+
+
+#: Models where several bounds cut, each first at a different depth.
+SEVERAL_CUTS = (
+    (
+        "magic",
+        {"turns": 1, "stack": 1, "hand0": 7, "hand_cap": 8, "effects": 1, "damage": 1},
+        {"damage": 8, "effects": 33, "stack": 7},
+    ),
+    (
+        "riftbound",
+        {"chain": 2, "waiting": 1, "damage": 2},
+        {"chain": 21, "damage": 16, "waiting": 11},
+    ),
+)
+
+
+def _model_of(name: str, bounds: dict[str, int]) -> Model:
+    cards = [("pump", None), ("shock", None), ("brace", None), ("sundial-of-the-infinite", None)]
+    return Model(compose_magic(cards) if name == "magic" else RIFTBOUND, bounds)
+
+
+@pytest.mark.parametrize(("name", "bounds", "expected"), SEVERAL_CUTS)
+def test_a_complete_search_places_each_bound_at_its_shallowest_cut(
+    name: str, bounds: dict[str, int], expected: dict[str, int]
+) -> None:
+    """Each bound that cuts, at the depth of the shallowest state where it does: the same as
+    running every rule instance in every reachable state, with the depths measured apart, by
+    networkx from the initial states; the same again on a product with monitors."""
+    import networkx as nx
+
+    model = _model_of(name, bounds)
+    ex = explore(model)
+    assert ex.complete
+    g = ex.to_networkx()
+    depth = nx.multi_source_dijkstra_path_length(g, set(range(ex.n_initial)), weight=lambda *_: 1)
+    every: dict[str, int] = {}
+    for i in range(ex.states):
+        for _, _, bound in symbolic.concrete_moves(model, ex.state(i)):
+            if bound is not None and not model.is_terminal(ex.state(i), ConcreteOps()):
+                every[bound] = min(every.get(bound, depth[i]), depth[i])
+    assert ex.first_cuts() == every == expected
+    monitored = next(p for p in model.ruleset.properties if p.monitors)
+    assert explore(model, tuple(monitored.monitors)).first_cuts() == expected
+
+
+def test_the_bounds_question_is_not_asked_when_a_complete_search_answered_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Given the explicit engine's cuts (here in this process, and through the handover of the
+    engines run side by side), the symbolic engine reports them and asks no question of its
+    own: the bounded search would not have placed ``chain``, which is first cut at depth 21."""
+    from turnproof.checks import proofs
+
+    name, bounds, expected = SEVERAL_CUTS[1]
+    model = _model_of(name, bounds)
+    props = [p for p in model.ruleset.properties if p.name == "who-may-act-when-open"]
+
+    def asked(*_: Any, **__: Any) -> None:
+        raise AssertionError("the bounds question was asked")
+
+    monkeypatch.setattr(proofs, "bounds_reached", asked)
+    (alone,) = check_properties(model, props, jobs=0, max_depth=3, bounds_cut=expected)
+    assert alone.verdict is Verdict.PROVED and alone.bounds_reached == expected
+    report = runner.run_check(model, props, ("explicit", "symbolic"))
+    by_engine = {r.engine: r for r in report.results}
+    assert by_engine["symbolic"].verdict is Verdict.PROVED
+    assert by_engine["symbolic"].bounds_reached == expected
+    assert by_engine["explicit"].bounds_reached == {"chain": 24, "damage": 433, "waiting": 50}
+
+
+def test_without_a_complete_search_the_bounds_question_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An explicit search stopped by its state limit answers nothing: the symbolic engine asks
+    the question itself, once."""
+    from turnproof.checks import proofs
+
+    model = Model(BENCH, SMALL)
+    props = list(BENCH.properties[:1])
+    real, calls = proofs.bounds_reached, []
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(proofs, "bounds_reached", counted)
+    report = runner.run_check(model, props, ("explicit", "symbolic"), explicit.Limits(10))
+    by_engine = {r.engine: r for r in report.results}
+    assert by_engine["explicit"].verdict is Verdict.UNKNOWN
+    assert by_engine["symbolic"].verdict is not Verdict.UNKNOWN
+    assert calls == [1]
 
 
 #: A sample of the default check's symbolic properties for the slow tier: those the assertions
@@ -349,13 +443,15 @@ def test_a_turnproof_error_a_worker_finds_reaches_the_caller_as_itself() -> None
         workers.run_tasks([workers.Task(bad, "no-deadlock", 5.0, 5)], 1)
 
 
+@pytest.mark.parametrize("complete", [True, False])
 def test_started_beside_the_explicit_engine_the_answers_are_those_of_one_after_the_other(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, complete: bool
 ) -> None:
     """The symbolic engine started before the explicit engine's findings are handed over: here
     every task has finished before they are, so each ran without them; one whose own search
     found no trace and asked for the explicit engine's is checked again with it. The results
-    are those of handing the findings over first."""
+    are those of handing the findings over first. The question which bounds cut waits for
+    the handover: a complete explicit search answers it, else it is asked then."""
     import threading
 
     sel = runner.select(BENCH, bounds=SMALL)
@@ -380,19 +476,19 @@ def test_started_beside_the_explicit_engine_the_answers_are_those_of_one_after_t
     handover = workers.Handover()
 
     def hand_over_once_all_ran() -> None:
-        while len(submitted) < len(props) + 1 or not all(f.done() for f in submitted):
+        while len(submitted) < len(props) or not all(f.done() for f in submitted):
             threading.Event().wait(0.02)
-        handover.give(reached, guides)
+        handover.give(reached, guides, explore(model).first_cuts() if complete else None)
 
     giver = threading.Thread(target=hand_over_once_all_ran)
     giver.start()
     beside = check_properties(model, props, max_depth=2, jobs=2, scenario=sc, handover=handover)
     giver.join()
-    early = [f.result() for f in submitted[1 : len(props) + 1]]
+    early = [f.result() for f in submitted[: len(props)]]
     assert all(isinstance(a, workers.Early) for a in early), "all ran before the handover"
     # Each is checked again only if it asked for a guide that there is.
     again = [a for a in early if a.guide_asked and guides.get(a.result.name)]
-    assert len(submitted) == len(props) + 1 + len(again)
+    assert len(submitted) == len(props) + (not complete) + len(again)
     assert _comparable(beside) == _comparable(after)
     lasso = beside[[r.name for r in beside].index("cleanup-terminates")]
     assert lasso.verdict is Verdict.VIOLATED and lasso.trace is not None
