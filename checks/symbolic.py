@@ -993,9 +993,9 @@ def check_properties(
 
     ``handover`` (a :class:`~turnproof.checks.workers.Handover`), instead of
     ``antecedents_reached``, ``guides`` and ``bounds_cut``: the explicit engine runs beside this
-    one and will hand them over. Every task starts at once, and one whose answer depended on them is checked
-    again once they come (see :func:`_beside_explicit`); the results are those the two
-    arguments would have given.
+    one and will hand them over. Every task starts at once, and one whose answer depended on
+    them is checked again once they come (see :func:`_beside_explicit`); the results are those
+    the three arguments would have given.
 
     Every result also says which declared bounds cut a reachable transition
     (``bounds_reached``: bound name -> the depth at which a cut was first found), or, in its
@@ -1065,7 +1065,9 @@ def check_properties(
             by_index[0] = searched
         bounds, results = _gathered(model, properties, by_index)
     else:
-        bounds = searched or bounds_task(model, timeout_s=once, max_depth=max_depth)
+        if searched is None:
+            searched = bounds_task(model, timeout_s=once, max_depth=max_depth)
+        bounds = searched
         results = [
             property_task(
                 model,
