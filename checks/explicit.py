@@ -167,25 +167,20 @@ class Exploration:
     def first_cuts(self) -> dict[str, int]:
         """Each bound that cut a transition, with the depth of the shallowest expanded state
         where it does. Ids grow with depth, so the first cut node (by id) where a bound cuts is
-        a shallowest one; the cut nodes are run again, interpreted, in id order until every
-        bound that cut is placed. Monitors never stop a transition, so a product's answer is
-        its model's."""
+        a shallowest one: the cut nodes are expanded again, by the successor functions the
+        search used, in id order until every bound that cut is placed. Monitors never stop a
+        transition, so a product's answer is its model's."""
+        field_index, expanders, _, _ = _expanders(self.model, self.path == "compiled")
         todo = set(self.bound_cuts)
-        x, b = ConcreteOps(), self.model.bounds
         found: dict[str, int] = {}
         for i in sorted(self.cut_nodes):
             if not todo:
                 break
             s = self.state(i)
-            for a in self.model.actions:
-                try:
-                    a.apply(s, x, b)
-                except Disabled:
-                    continue
-                except BoundReached as exc:
-                    if exc.bound in todo:
-                        todo.discard(exc.bound)
-                        found[exc.bound] = self.depth(i)
+            for ai, bound in expanders[s[field_index]](s):
+                if ai < 0 and bound in todo:
+                    todo.discard(bound)
+                    found[bound] = self.depth(i)
         return dict(sorted(found.items()))
 
     def to_networkx(self, nodes: Iterable[int] | None = None) -> nx.MultiDiGraph:

@@ -486,7 +486,7 @@ def run_check(
     cuts: list[dict[str, int]] = []  # from the first complete search, once there is one
 
     def observe(ex: explicit.Exploration) -> None:
-        if ex.complete and not cuts:
+        if ex.complete and not cuts and "symbolic" in order:  # only the symbolic engine asks
             cuts.append(ex.first_cuts())
         if on_exploration is not None and not searches:
             on_exploration(ex)
