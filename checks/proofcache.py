@@ -1,14 +1,15 @@
 """What proved each property last time, kept so that the next run tries it first.
 
 A cold run of the symbolic engine tries its methods in turn: the fields' domains, Spacer, the
-control invariant, k-induction. A property that Spacer proved costs Spacer's search again on
-every run, and one that only the control invariant proved costs Spacer's failed share first.
-This cache remembers, per property and model, the method that proved it and, for Spacer, the
-inductive invariant it found (as SMT-LIB text over the state variables). The next run tries that
-first, and re-checks it: a cached Spacer invariant is checked for initiation, consecution and
-safety against the query as it is now, exactly as Spacer's own answer is; the control invariant
-is inferred and checked again as ever (its own cache makes that quick). Nothing read from here
-is trusted: an entry that does not check (a changed rule, a changed property, a damaged file)
+control invariant, Spacer strengthened by the control invariant, k-induction. A property that
+Spacer proved costs Spacer's search again on every run, and one that only the control invariant
+proved costs Spacer's failed share first. This cache remembers, per property and model, the
+method that proved it and, for Spacer, the invariant it found (as SMT-LIB text over the state
+variables). The next run tries that first, and re-checks it: a cached Spacer invariant is checked
+for initiation, consecution and safety against the query as it is now, exactly as Spacer's own
+answer is (in conjunction with the control invariant when Spacer found it relative to that
+one); the control invariant is inferred and checked again as ever (its own cache makes that
+quick). Nothing read from here is trusted: an entry that does not check (a changed rule, a changed property, a damaged file)
 is passed over and the methods run in their usual order, so the verdict is what a cold run
 gives, and so is the certificate. A reachability witness that the bounded search found is kept
 as its rule instances, and followed again through the transition formula to a state of the
@@ -48,6 +49,8 @@ ENV = "TURNPROOF_PROOF_CACHE"
 
 SPACER = "chc-spacer"
 CONTROL = "control-invariant"
+#: Spacer's invariant relative to the control invariant (the proof is their conjunction).
+SPACER_CONTROL = "chc-spacer-control"
 BOUNDS = "bounds"
 WITNESS = "witness"
 RANKING = "ranking"
@@ -106,7 +109,7 @@ def load(name: str) -> dict[str, Any] | None:
             entry = json.load(f)
     except (OSError, ValueError):
         return None
-    known = (SPACER, CONTROL, BOUNDS, WITNESS, RANKING)
+    known = (SPACER, CONTROL, SPACER_CONTROL, BOUNDS, WITNESS, RANKING)
     return entry if isinstance(entry, dict) and entry.get("method") in known else None
 
 
@@ -173,8 +176,10 @@ def witness_labels(entry: dict[str, Any]) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def spacer_entry(invariant: Any) -> dict[str, Any]:
-    return {"method": SPACER, "invariant": f"(assert {invariant.sexpr()})"}
+def spacer_entry(invariant: Any, method: str = SPACER) -> dict[str, Any]:
+    """Spacer's invariant (``method``: :data:`SPACER`, or :data:`SPACER_CONTROL` when it holds
+    relative to the control invariant, which is inferred and checked again on use)."""
+    return {"method": method, "invariant": f"(assert {invariant.sexpr()})"}
 
 
 def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:

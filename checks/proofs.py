@@ -110,17 +110,25 @@ def unsafe(found: BmcOutcome) -> Answer:
     return Answer("unsafe", trace=found.trace, depth=found.depth, last=found.states[-1][0])
 
 
-def spacer(q: Query, deadline: Deadline) -> Answer:
-    """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant."""
+def spacer(q: Query, deadline: Deadline, control: Any = None) -> Answer:
+    """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant.
+
+    ``control``: a proved inductive invariant (the control invariant,
+    :func:`control_invariant`) that every step and the bad condition are restricted to, since
+    every reachable state satisfies it: Spacer then looks for an invariant relative to it, and
+    the proof is their conjunction (checked whole, as ever)."""
     enc = q.enc
     v0, v1 = enc.vars(0), enc.vars(1)
     inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
     act = enc.act_var(0)
+    known = [] if control is None else [control.formula(enc, 0)]
     clauses = [z3.ForAll(v0, z3.Implies(q.init(), inv(*v0)))]
     clauses.append(
-        z3.ForAll(v0 + v1 + [act], z3.Implies(z3.And(inv(*v0), enc.transition(0)), inv(*v1)))
+        z3.ForAll(
+            v0 + v1 + [act], z3.Implies(z3.And(inv(*v0), *known, enc.transition(0)), inv(*v1))
+        )
     )
-    body = [inv(*v0), q.at_origin()]
+    body = [inv(*v0), *known, q.at_origin()]
     bound = list(v0)
     if q.steps:
         body.append(enc.transition(0))
@@ -152,19 +160,41 @@ def spacer(q: Query, deadline: Deadline) -> Answer:
         if found
         else z3.BoolVal(True)  # the solver left it unconstrained: any value will do
     )
-    problem = check_invariant(q, invariant, deadline)
+    problem = check_spacer_invariant(q, invariant, control, deadline)
     if problem:
         return Answer("unknown", reason=f"Spacer's invariant did not check: {problem}")
-    return spacer_answer(q, invariant)
+    return spacer_answer(q, invariant, control)
 
 
-def spacer_answer(q: Query, invariant: Any) -> Answer:
-    """The proof by an inductive invariant Spacer found (checked by the caller)."""
+def check_spacer_invariant(q: Query, invariant: Any, control: Any, deadline: Deadline) -> str:
+    """:func:`check_invariant` of Spacer's invariant, in conjunction with ``control`` (the
+    control invariant it was found relative to) when given."""
+    if control is not None:
+        invariant = z3.And(invariant, control.formula(q.enc, 0))
+    return check_invariant(q, invariant, deadline)
+
+
+def spacer_answer(q: Query, invariant: Any, control: Any = None) -> Answer:
+    """The proof by an inductive invariant Spacer found (checked by the caller), alone or in
+    conjunction with the control invariant ``control``."""
+    certificate: dict[str, Any] = {
+        "method": "chc-spacer",
+        "invariant": q.enc.render(invariant),
+    }
+    if control is not None:
+        certificate = {
+            "method": "chc-spacer relative to the control invariant (least fixed point over the "
+            "control fields): the proof is the conjunction of the two",
+            "invariant": q.enc.render(invariant),
+            "fields": list(control.fields),
+            "claims": len(control.conjuncts),
+            "rounds": control.rounds,
+            "control invariant": [c.render(q.enc) for c in control.conjuncts],
+        }
     return Answer(
         "safe",
         certificate={
-            "method": "chc-spacer",
-            "invariant": q.enc.render(invariant),
+            **certificate,
             "checked": ["initiation", "consecution", "safety"],
             "solver": f"z3 {z3.get_version_string()}",
         },
@@ -385,11 +415,14 @@ def decide_open(
 
 
 #: Shares of a safety property's budget: Spacer first, then (when Spacer is unsure) the control
-#: invariant; k-induction and the bounded searches get what is left. (A share of 0.1 left
+#: invariant, then Spacer relative to it; k-induction and the bounded searches get what is left. (A share of 0.1 left
 #: step-ends-after-all-pass UNKNOWN in one run of the default check: Spacer proves it in about
 #: 14 s alone, more with both engines on 2 cores, and the invariant does not.)
 SPACER_SHARE = 0.25
 INVARIANT_SHARE = 0.6
+#: The share of what is left of the budget for Spacer relative to the control invariant, when
+#: neither alone proved the property (the rest goes to k-induction and the bounded searches).
+RELATIVE_SPACER_SHARE = 0.75
 
 
 def decide_then_invariant(
@@ -401,8 +434,8 @@ def decide_then_invariant(
     invariant_s: float | None = None,
     memo: str | None = None,
 ) -> Answer:
-    """Spacer; when it is unsure, :func:`by_invariant`; then the rest of :func:`decide`
-    (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
+    """Spacer; when it is unsure, :func:`by_invariant`, then Spacer relative to the control
+    invariant; then the rest of :func:`decide` (k-induction, bounded searches). Any PROVED is a proof; an unsure answer gives every
     reason. ``invariant_s``: the seconds the invariant may take, beyond ``deadline`` if need
     be (default: its share of ``deadline``). ``memo``: the proof cache's entry for this query
     (``checks/proofcache.py``): the method that proved it last time is tried first, and
@@ -414,17 +447,23 @@ def decide_then_invariant(
     if small is not None and small.status != "unknown":
         return small
     entry = proofcache.load(memo) if memo else None
-    if entry is None or entry["method"] not in (proofcache.SPACER, proofcache.CONTROL):
+    stronger = (proofcache.SPACER, proofcache.CONTROL, proofcache.SPACER_CONTROL)
+    if entry is None or entry["method"] not in stronger:
         # The fields' domains are tried first, unless a stronger method proved it last time
         # (the domains did not: nothing in the entry's key has changed since).
         local = by_domains(q, Deadline(min(total * DOMAINS_SHARE, deadline.left())))
         if local is not None:
             return local
     budget = min(total * INVARIANT_SHARE, deadline.left()) if invariant_s is None else invariant_s
-    if entry is not None and entry["method"] == proofcache.SPACER:
+    if entry is not None and entry["method"] in (proofcache.SPACER, proofcache.SPACER_CONTROL):
         invariant = proofcache.spacer_invariant(entry, q.enc)
-        if invariant is not None and not check_invariant(q, invariant, deadline):
-            return spacer_answer(q, invariant)
+        control = None
+        if entry["method"] == proofcache.SPACER_CONTROL:
+            control = control_invariant(model, q, Deadline(budget))
+        usable = control is None or control.ok
+        if invariant is not None and usable:
+            if not check_spacer_invariant(q, invariant, control, deadline):
+                return spacer_answer(q, invariant, control)
     second: Answer | None = None  # the control invariant's answer, once asked
     if entry is not None and entry["method"] == proofcache.CONTROL:
         second = by_invariant(model, q, Deadline(budget))
@@ -444,6 +483,18 @@ def decide_then_invariant(
                 proofcache.store(memo, {"method": proofcache.CONTROL})
             return second
         reasons = f"; {second.reason}"
+        control = control_invariant(model, q, deadline)  # memoised: inferred by by_invariant
+        if control.ok and deadline.left() > 0:
+            # Spacer again, on the steps between states of the control invariant only: what the
+            # invariant's claims say, Spacer need not find (on the default Magic model, a search
+            # that timed out alone answers in seconds).
+            third = spacer(q, Deadline(deadline.left() * RELATIVE_SPACER_SHARE), control)
+            if third.status == "safe":
+                if memo and third.formula is not None:
+                    entry = proofcache.spacer_entry(third.formula, proofcache.SPACER_CONTROL)
+                    proofcache.store(memo, entry)
+                return third
+            reasons += f"; relative to the control invariant, {third.reason}"
     rest = decide(q, max_depth=max_depth, deadline=deadline, first=first)
     if rest.status == "unknown":
         rest.reason += reasons
@@ -656,6 +707,17 @@ def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | str:
     return f"not even {INVARIANT_STEPS} steps after a state that satisfies it"
 
 
+def control_invariant(model: Model, q: Query, deadline: Deadline) -> Any:
+    """The least inductive invariant of the control-field domain over the fields ``q`` reads
+    (:func:`turnproof.checks.invariants.infer`: memoised, so the methods that use it share
+    it); its ``ok`` is false when there is none in the budget."""
+    from turnproof.checks import invariants
+
+    enc = q.enc
+    read = [q.at_origin()] + ([q.target(1)] if q.steps else [])
+    return invariants.infer(model, enc, deadline, invariants.control_fields(enc, *read))
+
+
 def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
     """The property from the least inductive invariant of the control-field domain
     (:mod:`turnproof.checks.invariants`): ``Inv => not bad``, or else ``not bad`` inductive
@@ -665,8 +727,7 @@ def by_invariant(model: Model, q: Query, deadline: Deadline) -> Answer:
     from turnproof.checks import invariants
 
     enc = q.enc
-    read = [q.at_origin()] + ([q.target(1)] if q.steps else [])
-    inv = invariants.infer(model, enc, deadline, invariants.control_fields(enc, *read))
+    inv = control_invariant(model, q, deadline)
     if not inv.ok:
         return Answer("unknown", reason=inv.reason)
     try:

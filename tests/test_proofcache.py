@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import z3
 from turnproof.checks import proofcache, proofs
 from turnproof.checks.bmc import Deadline, violation_target
 from turnproof.checks.proofs import Answer, Query, decide_then_invariant
@@ -100,6 +101,72 @@ def test_the_control_invariant_is_tried_first_when_it_proved_last_time(
     monkeypatch.setattr(proofs, "spacer", spacer)
     assert solve(model, q, memo).status == "safe"
     assert order == ["control invariant", "spacer"]
+
+
+def test_spacer_relative_to_the_control_invariant_proves_the_conjunction(
+    setting: tuple[Model, Query, str],
+) -> None:
+    """Spacer on the steps between states of the control invariant: its invariant and the
+    control invariant together are inductive and exclude the bad states (checked whole); the
+    certificate shows both. A false claim (the stack is never used) is still found reachable."""
+    model, q, _ = setting
+    control = proofs.control_invariant(model, q, Deadline(60))
+    assert control.ok
+    proved = proofs.spacer(q, Deadline(60), control)
+    assert proved.status == "safe" and proved.certificate is not None
+    assert proved.certificate["method"].startswith("chc-spacer relative to the control invariant")
+    assert len(proved.certificate["control invariant"]) == proved.certificate["claims"] > 0
+    assert proofs.check_spacer_invariant(q, proved.formula, control, Deadline(60)) == ""
+    problem = proofs.check_spacer_invariant(q, z3.BoolVal(False), control, Deadline(60))
+    assert problem == "initiation check answered sat"
+    enc = q.enc
+    never = Query(enc, violation_target(enc, lambda s, x, b, m: s.stk.length == 0), 0)
+    assert (
+        proofs.spacer(
+            never, Deadline(60), proofs.control_invariant(model, never, Deadline(60))
+        ).status
+        == "unsafe"
+    )
+
+
+def test_spacer_relative_to_the_control_invariant_comes_after_both_alone_and_is_kept(
+    setting: tuple[Model, Query, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """When neither Spacer alone nor the control invariant proves a property, Spacer relative
+    to the control invariant does; the next run re-checks the kept invariant with the control
+    invariant, without a search, and gives the same certificate. A kept invariant that does
+    not check is passed over (``false``: no initial state satisfies it)."""
+    model, q, memo = setting
+    real_spacer = proofs.spacer
+    calls: list[str] = []
+
+    def spacer(q: Query, deadline: Deadline, control: Any = None) -> Answer:
+        calls.append("alone" if control is None else "relative")
+        if control is None:
+            return Answer("unknown", reason="Spacer: timeout")
+        return real_spacer(q, deadline, control)
+
+    def by_invariant(*args: Any, **kwargs: Any) -> Answer:
+        calls.append("control invariant")
+        return Answer("unknown", reason="not implied")
+
+    monkeypatch.setattr(proofs, "spacer", spacer)
+    monkeypatch.setattr(proofs, "by_invariant", by_invariant)
+    monkeypatch.setattr(proofs, "by_domains", lambda q, deadline: None)
+    cold = solve(model, q, memo)
+    assert calls == ["alone", "control invariant", "relative"]
+    assert cold.status == "safe" and cold.certificate is not None
+    entry = json.loads((tmp_path / f"{memo}.json").read_text())
+    assert entry["method"] == proofcache.SPACER_CONTROL
+    calls.clear()
+    warm = solve(model, q, memo)
+    assert calls == [] and warm.certificate == cold.certificate
+    (tmp_path / f"{memo}.json").write_text(
+        json.dumps({"method": proofcache.SPACER_CONTROL, "invariant": "(assert false)"})
+    )
+    again = solve(model, q, memo)
+    assert again.certificate == cold.certificate
+    assert calls == ["alone", "control invariant", "relative"]
 
 
 def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
