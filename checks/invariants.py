@@ -59,8 +59,9 @@ from turnproof.model.schema import State, fits_checker
 
 #: Reachable states sampled to start the sets (the exploration stops there).
 MAX_SAMPLES = 100_000
-#: Domain version: part of the cache key.
-GENERATOR = 3
+#: Domain version: part of the cache key (the number of rounds a certificate shows depends on
+#: the solver's settings, though the fixed point does not).
+GENERATOR = 4
 #: States explored concretely from each counterexample's first state.
 FORWARD_STATES = 2_000
 
@@ -479,7 +480,16 @@ def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]
         if zm is None:
             break
         lat.widen(_row(enc, zm, 0))
-    solver = z3.Solver() if enc.open_bounds else finite_solver()
+    if enc.open_bounds:
+        solver = z3.Solver()
+        # Every atom handed to the theories at once rather than only those the Boolean search
+        # finds relevant: the rounds' queries answered about 30% sooner in all (the invariants of
+        # attacking-creature-taps, resolves-after-all-pass and sarkhan-is-attacked: 41.3, 30.5
+        # and 41.8 s before; 29.8, 21.4 and 30.8 s after), though the counterexamples differ
+        # and so does the number of rounds. The fixed point is the same: it is the least one.
+        solver.set("smt.relevancy", 0)
+    else:
+        solver = finite_solver()
     solver.add(enc.well_formed(0), enc.transition(0))
     literals: dict[Candidate, tuple[Any, Any]] = {}
     memo: dict[Any, Any] = {}
