@@ -3,19 +3,19 @@
 A cold run of the symbolic engine tries its methods in turn: the fields' domains, Spacer, the
 control invariant, Spacer strengthened by the control invariant, k-induction. A property that
 Spacer proved costs Spacer's search again on every run, and one that only the control invariant
-proved costs Spacer's failed share first. This cache remembers, per property and model, the
-method that proved it and, for Spacer, the invariant it found (as SMT-LIB text over the state
-variables). The next run tries that first, and re-checks it: a cached Spacer invariant is checked
-for initiation, consecution and safety against the query as it is now, exactly as Spacer's own
-answer is (in conjunction with the control invariant when Spacer found it relative to that
-one); the control invariant is inferred and checked again as ever (its own cache makes that
-quick). Nothing read from here is trusted: an entry that does not check (a changed rule, a changed property, a damaged file)
-is passed over and the methods run in their usual order, so the verdict is what a cold run
-gives, and so is the certificate. A reachability witness that the bounded search found is kept
-as its rule instances, and followed again through the transition formula to a state of the
-target, which gives the same shortest trace without the search. A ranking function found under
-a region's invariant is kept as its features and components, and checked again on every
-region transition under the invariant before it is used.
+proved costs Spacer's failed share first. This cache remembers, per property and model, the method
+that proved it and, for Spacer, the invariant it found (as SMT-LIB text over the state variables).
+The next run tries that first, and re-checks it: a cached Spacer invariant is checked for
+initiation, consecution and safety against the query as it is now, exactly as Spacer's own answer
+is (in conjunction with the control invariant when Spacer found it relative to that one); the
+control invariant is inferred and checked again as ever (its own cache makes that quick). Nothing
+read from here is trusted: an entry that does not check (a changed rule, a changed property, a
+damaged file) is passed over and the methods run in their usual order, so the verdict is what a
+cold run gives, and so is the certificate. A reachability witness that the bounded search found is
+kept as its rule instances, and followed again through the transition formula to a state of the
+target, which gives the same shortest trace without the search. A ranking function found under a
+region's invariant is kept as its features and components, and checked again on every region
+transition under the invariant before it is used.
 
 The question which declared bounds cut a reachable transition (it only adds notes to the
 results) is kept too: each bound found reached is searched for again at its depth, each proved
