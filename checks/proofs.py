@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
+from turnproof.checks import invariants
 from turnproof.checks import ranking as ranking_module
 from turnproof.checks.bmc import (
     BmcOutcome,
@@ -50,6 +51,7 @@ from turnproof.checks.bmc import (
     step_violation_target,
     violation_target,
 )
+from turnproof.checks.invariants import Invariant
 from turnproof.checks.results import LoopExit, PropertyResult, Trace, Verdict
 from turnproof.checks.symbolic import (
     BoundsOutcome,
@@ -110,7 +112,7 @@ def unsafe(found: BmcOutcome) -> Answer:
     return Answer("unsafe", trace=found.trace, depth=found.depth, last=found.states[-1][0])
 
 
-def spacer(q: Query, deadline: Deadline, control: Any = None) -> Answer:
+def spacer(q: Query, deadline: Deadline, control: Invariant | None = None) -> Answer:
     """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant.
 
     ``control``: a proved inductive invariant (the control invariant,
@@ -166,7 +168,9 @@ def spacer(q: Query, deadline: Deadline, control: Any = None) -> Answer:
     return spacer_answer(q, invariant, control)
 
 
-def check_spacer_invariant(q: Query, invariant: Any, control: Any, deadline: Deadline) -> str:
+def check_spacer_invariant(
+    q: Query, invariant: Any, control: Invariant | None, deadline: Deadline
+) -> str:
     """:func:`check_invariant` of Spacer's invariant, in conjunction with ``control`` (the
     control invariant it was found relative to) when given."""
     if control is not None:
@@ -174,7 +178,7 @@ def check_spacer_invariant(q: Query, invariant: Any, control: Any, deadline: Dea
     return check_invariant(q, invariant, deadline)
 
 
-def spacer_answer(q: Query, invariant: Any, control: Any = None) -> Answer:
+def spacer_answer(q: Query, invariant: Any, control: Invariant | None = None) -> Answer:
     """The proof by an inductive invariant Spacer found (checked by the caller), alone or in
     conjunction with the control invariant ``control``."""
     certificate: dict[str, Any] = {"method": "chc-spacer", "invariant": q.enc.render(invariant)}
@@ -664,7 +668,7 @@ def by_reachable_set(q: Query, deadline: Deadline) -> Answer | None:
 INVARIANT_STEPS = 4
 
 
-def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | str:
+def by_invariant_steps(q: Query, inv: Invariant, deadline: Deadline) -> Answer | str:
     """k-induction strengthened by the control invariant ``inv``, for the smallest ``k`` up
     to :data:`INVARIANT_STEPS` that works: no path of ``k`` steps from a state of ``inv`` ends in
     the bad condition, and none from an initial state does within fewer steps. Every reachable
@@ -710,26 +714,24 @@ def by_invariant_steps(q: Query, inv: Any, deadline: Deadline) -> Answer | str:
     return f"not even {INVARIANT_STEPS} steps after a state that satisfies it"
 
 
-def control_invariant(model: Model, q: Query, deadline: Deadline) -> Any:
+def control_invariant(model: Model, q: Query, deadline: Deadline) -> Invariant:
     """The least inductive invariant of the control-field domain over the fields ``q`` reads
     (:func:`turnproof.checks.invariants.infer`: memoised, so the methods that use it share
     it); its ``ok`` is false when there is none in the budget."""
-    from turnproof.checks import invariants
-
     enc = q.enc
     read = [q.at_origin()] + ([q.target(1)] if q.steps else [])
     return invariants.infer(model, enc, deadline, invariants.control_fields(enc, *read))
 
 
-def by_invariant(model: Model, q: Query, deadline: Deadline, inv: Any = None) -> Answer:
+def by_invariant(
+    model: Model, q: Query, deadline: Deadline, inv: Invariant | None = None
+) -> Answer:
     """The property from the least inductive invariant of the control-field domain
     (:mod:`turnproof.checks.invariants`): ``Inv => not bad``, or else ``not bad`` inductive
     relative to ``Inv``. The certificate is the whole of ``Inv`` (the proof rests on all of it),
     re-checked on fresh solvers together with the property; ``used`` names the claims an unsat
     core picked out, which are not inductive on their own. ``inv``: :func:`control_invariant`
     of ``q``, when the caller already inferred it."""
-    from turnproof.checks import invariants
-
     enc = q.enc
     inv = control_invariant(model, q, deadline) if inv is None else inv
     if not inv.ok:
@@ -1609,7 +1611,7 @@ def _bounds_from_cache(enc: Encoding, memo: str, deadline: Deadline) -> BoundsOu
     entry = proofcache.load_bounds(memo)
     if entry is None:
         return None
-    outcome, invariants = entry
+    outcome, kept = entry
     unrolling = Unrolling(enc)
     deepest = max(outcome.reached.values(), default=-1)
     for k in range(deepest + 1):
@@ -1629,7 +1631,7 @@ def _bounds_from_cache(enc: Encoding, memo: str, deadline: Deadline) -> BoundsOu
     if not outcome.domain_undecided and not _no_step_leaves_domains(enc, deadline):
         proved.append(DOMAIN)  # the fields' domains were proved never left: prove it again
     for bound in proved:
-        inv = proofcache.spacer_invariant({"invariant": invariants.get(bound)}, enc)
+        inv = proofcache.spacer_invariant({"invariant": kept.get(bound)}, enc)
         if inv is None or check_invariant(Query(enc, _cut_target(enc, bound), 0), inv, deadline):
             return None
     return outcome
