@@ -112,13 +112,20 @@ def unsafe(found: BmcOutcome) -> Answer:
     return Answer("unsafe", trace=found.trace, depth=found.depth, last=found.states[-1][0])
 
 
-def spacer(q: Query, deadline: Deadline, control: Invariant | None = None) -> Answer:
+def spacer(
+    q: Query,
+    deadline: Deadline,
+    control: Invariant | None = None,
+    params: Mapping[str, bool | int | float | str] | None = None,
+) -> Answer:
     """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant.
 
     ``control``: a proved inductive invariant (the control invariant,
     :func:`control_invariant`) that every step and the bad condition are restricted to, since
     every reachable state satisfies it: Spacer then looks for an invariant relative to it, and
-    the proof is their conjunction (checked whole, as ever)."""
+    the proof is their conjunction (checked whole, as ever). ``params``: Z3 parameters for the
+    Horn solver (``{"spacer.q3": False}``), on top of Z3's defaults, which the engine keeps
+    (``benchmarks/spacer_params.py`` measures others)."""
     enc = q.enc
     v0, v1 = enc.vars(0), enc.vars(1)
     inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
@@ -147,6 +154,8 @@ def spacer(q: Query, deadline: Deadline, control: Invariant | None = None) -> An
     fresh = z3.Context()
     solver = z3.SolverFor("HORN", ctx=fresh)
     solver.set("engine", "spacer")
+    for name, value in (params or {}).items():
+        solver.set(name, value)
     deadline.arm(solver)
     solver.num_scopes()  # makes the solver now, before the clauses' terms
     solver.from_string(text.sexpr())
@@ -876,6 +885,14 @@ def _small_model(model: Model) -> bool:
     return bool(cached)
 
 
+def safety_query(enc: Encoding, prop: Property) -> Query:
+    """The query of an ``always`` or ``step`` property on ``enc``: its bad condition, at one
+    state or on one step."""
+    assert prop.kind in ("always", "step") and prop.pred is not None
+    target = (violation_target if prop.kind == "always" else step_violation_target)(enc, prop.pred)
+    return Query(enc, target, 0 if prop.kind == "always" else 1)
+
+
 def _check(
     model: Model,
     prop: Property,
@@ -893,11 +910,7 @@ def _check(
     deadline = Deadline(timeout_s)
     vacuity = prop.antecedent if not antecedent_reached else None
     if prop.kind in ("always", "step"):
-        assert prop.pred is not None
-        target = (violation_target if prop.kind == "always" else step_violation_target)(
-            enc, prop.pred
-        )
-        q = Query(enc, target, 0 if prop.kind == "always" else 1)
+        q = safety_query(enc, prop)
         answer = small_counterexample(prop, q, deadline) or decide_then_invariant(
             model,
             q,
