@@ -70,9 +70,10 @@ def parse_config(text: str) -> Config:
                     raise ValueError
                 out[name] = value.lower() == "true"
             elif kind == z3.Z3_PK_UINT:
-                out[name] = int(value)
-                if out[name] < 0:  # type: ignore[operator]
+                whole = int(value)
+                if whole < 0:
                     raise ValueError
+                out[name] = whole
             elif kind == z3.Z3_PK_DOUBLE:
                 out[name] = float(value)
             else:
@@ -109,9 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TurnproofError) as exc:
         print(f"spacer_params: {exc}", file=sys.stderr)
         return 2
-    unsafe = [p.name for p in props if p.kind not in ("always", "step")]
-    if unsafe or args.timeout <= 0:
-        what = f"not safety properties: {', '.join(unsafe)}" if unsafe else "--timeout must be > 0"
+    others = [p.name for p in props if p.kind not in ("always", "step")]
+    if others or args.timeout <= 0:
+        what = f"not safety properties: {', '.join(others)}" if others else "--timeout must be > 0"
         print(f"spacer_params: {what}", file=sys.stderr)
         return 2
     model = Model(rs)
