@@ -112,11 +112,23 @@ def unsafe(found: BmcOutcome) -> Answer:
     return Answer("unsafe", trace=found.trace, depth=found.depth, last=found.states[-1][0])
 
 
+#: Z3's resource count (``rlimit``) that Spacer spends in a second on the machine its shares
+#: were set on (z3 5.4.1: 3.4 to 3.5 M a second on the default check's slow properties, from
+#: 33 M for step-ends-after-all-pass in 9.3 s to 127 M for attacking-creature-taps in 37 s).
+SPACER_UNITS_PER_S = 3_400_000
+#: How many times its share, by the clock, Spacer may take to spend its resource count on a
+#: slower or loaded machine (and at least :data:`SPACER_MIN_CLOCK_S`: reading the clauses is
+#: not counted); past that the clock stops it, as it stops every other method.
+SPACER_SLACK = 2.0
+SPACER_MIN_CLOCK_S = 10.0
+
+
 def spacer(
     q: Query,
     deadline: Deadline,
     control: Invariant | None = None,
     params: Mapping[str, bool | int | float | str] | None = None,
+    work_s: float | None = None,
 ) -> Answer:
     """Solve the Horn clauses of ``q`` with Spacer; check and render the invariant.
 
@@ -125,7 +137,13 @@ def spacer(
     every reachable state satisfies it: Spacer then looks for an invariant relative to it, and
     the proof is their conjunction (checked whole, as ever). ``params``: Z3 parameters for the
     Horn solver (``{"spacer.q3": False}``), on top of Z3's defaults, which the engine keeps
-    (``benchmarks/spacer_params.py`` measures others)."""
+    (``benchmarks/spacer_params.py`` measures others).
+
+    ``work_s``: the search's share, in seconds of work on the machine the shares were set on
+    (default: what is left of ``deadline``). It is handed to Z3 as a resource count
+    (:data:`SPACER_UNITS_PER_S`), which is the same on every machine and under any load, so
+    that whether Spacer proves a property within its share does not depend on the load; the
+    clock stops it only at :data:`SPACER_SLACK` times its share, or at ``deadline``."""
     enc = q.enc
     v0, v1 = enc.vars(0), enc.vars(1)
     inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
@@ -154,16 +172,22 @@ def spacer(
     fresh = z3.Context()
     solver = z3.SolverFor("HORN", ctx=fresh)
     solver.set("engine", "spacer")
+    work = deadline.left() if work_s is None else work_s
+    units = max(1, int(work * SPACER_UNITS_PER_S))
+    solver.set("rlimit", units)
     for name, value in (params or {}).items():
         solver.set(name, value)
-    deadline.arm(solver)
+    Deadline(min(deadline.left(), max(work * SPACER_SLACK, SPACER_MIN_CLOCK_S))).arm(solver)
     solver.num_scopes()  # makes the solver now, before the clauses' terms
     solver.from_string(text.sexpr())
     answer = solver.check()
     if answer == z3.unsat:
         return Answer("unsafe", reason="Spacer: a bad state is reachable")
     if answer != z3.sat:
-        return Answer("unknown", reason=f"Spacer: {solver.reason_unknown()}")
+        why = solver.reason_unknown()
+        if why == "max. resource limit exceeded":
+            why = f"its share of the work spent ({units:,} of Z3's resource count, about {work:.3g} s)"
+        return Answer("unknown", reason=f"Spacer: {why}")
     zm = solver.model()
     found = [d for d in zm.decls() if d.name() == "Inv"]
     invariant = (
@@ -427,12 +451,15 @@ def decide_open(
 #: invariant, then Spacer relative to it; k-induction and the bounded searches get what is
 #: left. (A share of 0.1 left step-ends-after-all-pass UNKNOWN in one run of the default check,
 #: before Spacer relative to the control invariant: Spacer proves it in about 14 s alone, more
-#: with both engines on 2 cores, and the invariant alone does not.)
+#: with both engines on 2 cores, and the invariant alone does not.) Spacer's shares are work,
+#: not time (:func:`spacer`): which method proves a property does not depend on the load.
 SPACER_SHARE = 0.25
 INVARIANT_SHARE = 0.6
-#: The share of what is left of the budget for Spacer relative to the control invariant, when
-#: neither alone proved the property (the rest goes to k-induction and the bounded searches).
-RELATIVE_SPACER_SHARE = 0.75
+#: The share of the budget, as work, for Spacer relative to the control invariant, when neither
+#: alone proved the property; by the clock it may take at most :data:`RELATIVE_SPACER_CLOCK`
+#: of what is left (the rest goes to k-induction and the bounded searches).
+RELATIVE_SPACER_SHARE = 0.4
+RELATIVE_SPACER_CLOCK = 0.75
 
 
 def decide_then_invariant(
@@ -481,7 +508,7 @@ def decide_then_invariant(
         second = by_invariant(model, q, window, control)
         if second.status == "safe":
             return second
-    first = spacer(q, Deadline(max(total * SPACER_SHARE, 0.001)))
+    first = spacer(q, deadline, work_s=max(total * SPACER_SHARE, 0.001))
     if first.status == "safe":
         if memo and first.formula is not None:
             proofcache.store(memo, proofcache.spacer_entry(first.formula))
@@ -504,7 +531,8 @@ def decide_then_invariant(
             # proved only-an-untapped-creature-attacks in 2 s this way, against 34 to 45 s
             # alone, and resolves-after-all-pass, which it left UNKNOWN alone under load, in
             # 53 s).
-            third = spacer(q, Deadline(deadline.left() * RELATIVE_SPACER_SHARE), control)
+            clock = Deadline(deadline.left() * RELATIVE_SPACER_CLOCK)
+            third = spacer(q, clock, control, work_s=total * RELATIVE_SPACER_SHARE)
             if third.status == "safe":
                 if memo and third.formula is not None:
                     entry = proofcache.spacer_entry(third.formula, proofcache.SPACER_CONTROL)

@@ -140,11 +140,11 @@ def test_spacer_relative_to_the_control_invariant_comes_after_both_alone_and_is_
     real_spacer = proofs.spacer
     calls: list[str] = []
 
-    def spacer(q: Query, deadline: Deadline, control: Any = None) -> Answer:
+    def spacer(q: Query, deadline: Deadline, control: Any = None, **kw: Any) -> Answer:
         calls.append("alone" if control is None else "relative")
         if control is None:
             return Answer("unknown", reason="Spacer: timeout")
-        return real_spacer(q, deadline, control)
+        return real_spacer(q, deadline, control, **kw)
 
     def by_invariant(*args: Any, **kwargs: Any) -> Answer:
         calls.append("control invariant")
