@@ -295,7 +295,7 @@ def by_domains(q: Query, deadline: Deadline) -> Answer | None:
 
 def solve(formula: Any, deadline: Deadline) -> Any:
     """Z3's answer for one formula on a fresh solver."""
-    s = z3.Solver()
+    s = z3.Solver(ctx=formula.ctx)
     deadline.arm(s)
     s.add(formula)
     return s.check()
@@ -1210,21 +1210,25 @@ class Ranker:
     """Synthesises a ranking function for the transitions inside a region."""
 
     def __init__(self, enc: Encoding, region: Callable[..., Any], deadline: Deadline) -> None:
+        # A Z3 context of its own, as for the ranking under the region's invariant
+        # (``ranking._Checker``): the same counterexamples, and so the same ranking, whatever
+        # the process checked before.
         self.enc = enc
         self.deadline = deadline
-        self.x0 = [_numeric(v) for v in enc.vars(0)]
-        self.x1 = [_numeric(v) for v in enc.vars(1)]
+        self.ctx = z3.Context()
+        self.x0 = [_numeric(v).translate(self.ctx) for v in enc.vars(0)]
+        self.x1 = [_numeric(v).translate(self.ctx) for v in enc.vars(1)]
         self.inside = z3.And(
             enc.state_pred(region, 0),
             enc.state_pred(region, 1),
             enc.well_formed(0),
             enc.well_formed(1),
-        )
+        ).translate(self.ctx)
         self.unknown = ""
 
     def moves(self, index: int) -> Any:
         """Rule instance ``index`` takes a region state to a region state."""
-        return z3.And(self.inside, self.enc.step_formula(0, index))
+        return z3.And(self.inside, self.enc.step_formula(0, index).translate(self.ctx))
 
     def firing(self) -> list[int]:
         """The rule instances that can fire inside the region."""
@@ -1246,15 +1250,15 @@ class Ranker:
             for c, a, b in zip(coeffs, self.x0, self.x1)
             if not (isinstance(c, int) and c == 0)
         ]
-        return z3.Sum(*terms) if terms else z3.IntVal(0)
+        return z3.Sum(*terms) if terms else z3.IntVal(0, self.ctx)
 
     def component(self, actions: list[int], all_strict: bool) -> tuple[list[int], list[int]] | None:
         """Coefficients that no action increases and some (or, with ``all_strict``, all)
         strictly decrease, checked for every region state; ``None`` if there are none."""
         n = len(self.x0)
-        cs = [z3.Int(f"c{i}") for i in range(n)]
-        strict = {a: z3.Bool(f"strict{a}") for a in actions}
-        synth = z3.Optimize()
+        cs = [z3.Int(f"c{i}", self.ctx) for i in range(n)]
+        strict = {a: z3.Bool(f"strict{a}", self.ctx) for a in actions}
+        synth = z3.Optimize(ctx=self.ctx)
         for c in cs:
             synth.add(c >= -COEFFICIENT_RANGE, c <= COEFFICIENT_RANGE)
         synth.add(z3.And(*strict.values()) if all_strict else z3.Or(*strict.values()))
@@ -1292,7 +1296,7 @@ class Ranker:
         """A transition that breaks the candidate: rule instance and leaf differences."""
         for a in actions:
             need = 1 if a in strict else 0
-            s = z3.Solver()
+            s = z3.Solver(ctx=self.ctx)
             self.deadline.arm(s)
             s.add(self.moves(a), self.delta(coeffs) < need)
             answer = s.check()

@@ -373,18 +373,24 @@ class _Checker:
     """One incremental solver per rule instance: region, invariant and the instance's step."""
 
     def __init__(self, enc: Encoding, base: Any, feats: Sequence[Feature]) -> None:
+        # The solvers work in a Z3 context of their own, into which every formula is
+        # translated in the same order on every run: the counterexample Z3 picks depends on the
+        # order in which the terms were made, and in the main context that order depends on
+        # what the process checked before (a worker's other properties). Two cold runs of the
+        # default check gave end-the-turn-terminates two different rankings.
         self.enc = enc
-        self.base = base
+        self.ctx = z3.Context()
+        self.base = base.translate(self.ctx)
         lv0, lv1 = enc.leaf_vars(0), enc.leaf_vars(1)
-        self.t0 = [f.term(lv0) for f in feats]
-        self.t1 = [f.term(lv1) for f in feats]
+        self.t0 = [f.term(lv0).translate(self.ctx) for f in feats]
+        self.t1 = [f.term(lv1).translate(self.ctx) for f in feats]
         self.solvers: dict[int, Any] = {}
 
     def solver(self, a: int) -> Any:
         s = self.solvers.get(a)
         if s is None:
-            s = self.solvers[a] = z3.Solver()
-            s.add(self.base, self.enc.step_formula(0, a))
+            s = self.solvers[a] = z3.Solver(ctx=self.ctx)
+            s.add(self.base, self.enc.step_formula(0, a).translate(self.ctx))
         return s
 
     def refute(
@@ -393,9 +399,10 @@ class _Checker:
         """Feature differences of an ``a`` transition the candidate does not decrease (or
         increases, when not ``strict``); ``None`` when there is none; Z3's reason if unknown."""
         s = self.solver(a)
+        ctx = self.ctx
         delta = z3.Sum(
-            *(z3.RealVal(c) * (u - w) for c, u, w in zip(coeffs, self.t0, self.t1) if c != 0),
-            z3.RealVal(0),
+            *(z3.RealVal(c, ctx) * (u - w) for c, u, w in zip(coeffs, self.t0, self.t1) if c != 0),
+            z3.RealVal(0, ctx),
         )
         s.push()
         s.add(delta <= 0 if strict else delta < 0)

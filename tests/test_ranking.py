@@ -153,3 +153,59 @@ def test_the_plain_search_runs_only_when_the_reached_transitions_leave_it_a_chan
     assert cleanup.pred is not None
     plain = Ranker(enc, cleanup.pred, Deadline(20))
     assert plain.synthesise() is None and not plain.unknown
+
+
+def test_a_counterexample_does_not_depend_on_what_the_process_made_before() -> None:
+    """The counterexamples that refine a ranking candidate, and so the ranking a report shows,
+    come from solvers in a Z3 context of their own: the same after the process has made other
+    terms (a worker process checks other properties first). In the main context, two cold runs
+    of the default check gave end-the-turn-terminates two different rankings."""
+    import z3
+
+    model = Model(MAGIC)
+    prop = MAGIC.property("end-the-turn-terminates")
+    assert prop.pred is not None
+    enc = Encoding(model, prop.monitors)
+    region0, region1 = enc.state_pred(prop.pred, 0), enc.state_pred(prop.pred, 1)
+    base = z3.And(region0, region1, enc.well_formed(0), enc.well_formed(1))
+    rows, _ = ranking.reached(enc, prop)
+    feats = ranking.features(enc, rows, [])
+    zero = [Fraction(0)] * len(feats)
+
+    def counterexamples() -> list[object]:
+        checker = ranking._Checker(enc, base, feats)
+        return [checker.refute(a.index, zero, True, Deadline(60)) for a in model.actions]
+
+    first = counterexamples()
+    assert sum(isinstance(d, tuple) for d in first) >= 4  # several instances fire in the region
+    other = Encoding(Model(BENCH, SMALL))
+    junk = [z3.Int(f"junk{i}") - z3.Int(f"junk{i + 1}") > i for i in range(2000)]
+    assert other.transition(0) is not None and junk
+    assert counterexamples() == first
+
+
+def test_the_plain_searchs_counterexample_does_not_depend_on_what_was_made_before() -> None:
+    """The same for the plain search over the leaves (``proofs.Ranker``)."""
+    import z3
+    from turnproof.checks.proofs import Ranker
+
+    model = Model(MAGIC)
+    prop = MAGIC.property("end-the-turn-terminates")
+    assert prop.pred is not None
+    enc = Encoding(model, prop.monitors)
+    actions = [a.index for a in model.actions]
+
+    def counterexamples() -> list[object]:
+        plain = Ranker(enc, prop.pred, Deadline(60))
+        zero = [0] * len(plain.x0)
+        found = []
+        for a in actions:
+            got = plain._refute(zero, [a], {a})
+            found.append(None if got is None else tuple(got[1]))
+        return found
+
+    first = counterexamples()
+    assert sum(d is not None for d in first) >= 4
+    junk = [z3.Int(f"junk{i}") - z3.Int(f"junk{i + 1}") > i for i in range(2000)]
+    assert Encoding(Model(BENCH, SMALL)).transition(0) is not None and junk
+    assert counterexamples() == first
