@@ -516,7 +516,9 @@ def decide_then_invariant(
     reasons = ""
     if first.status == "unknown":
         if second is None:
-            window = Deadline(budget)
+            # Spacer may have run past its share by the clock (a loaded machine): the
+            # invariant's share then ends with the property's budget, not after it.
+            window = Deadline(budget if invariant_s is not None else min(budget, deadline.left()))
             if control is None:
                 control = control_invariant(model, q, window)
             second = by_invariant(model, q, window, control)
