@@ -139,11 +139,13 @@ def spacer(
     Horn solver (``{"spacer.q3": False}``), on top of Z3's defaults, which the engine keeps
     (``benchmarks/spacer_params.py`` measures others).
 
-    ``work_s``: the search's share, in seconds of work on the machine the shares were set on
-    (default: what is left of ``deadline``). It is handed to Z3 as a resource count
-    (:data:`SPACER_UNITS_PER_S`), which is the same on every machine and under any load, so
-    that whether Spacer proves a property within its share does not depend on the load; the
-    clock stops it only at :data:`SPACER_SLACK` times its share, or at ``deadline``."""
+    ``work_s``: the search's share of a property's budget, in seconds of work on the machine
+    the shares were set on (to two significant figures, so that the clock's drift before the
+    call changes nothing). It is handed to Z3 as a resource count (:data:`SPACER_UNITS_PER_S`),
+    which is the same on every machine and under any load, so that whether Spacer proves a
+    property within its share does not depend on the load; the clock stops it only at
+    :data:`SPACER_SLACK` times its share, or at ``deadline``. Without it, ``deadline`` alone
+    stops the search."""
     enc = q.enc
     v0, v1 = enc.vars(0), enc.vars(1)
     inv = z3.Function("Inv", *(v.sort() for v in v0), z3.BoolSort())
@@ -172,12 +174,14 @@ def spacer(
     fresh = z3.Context()
     solver = z3.SolverFor("HORN", ctx=fresh)
     solver.set("engine", "spacer")
-    work = deadline.left() if work_s is None else work_s
-    units = max(1, int(work * SPACER_UNITS_PER_S))
-    solver.set("rlimit", units)
+    clock = deadline
+    if work_s is not None:
+        work = float(f"{work_s:.2g}")
+        solver.set("rlimit", max(1, int(work * SPACER_UNITS_PER_S)))
+        clock = Deadline(min(deadline.left(), max(work * SPACER_SLACK, SPACER_MIN_CLOCK_S)))
     for name, value in (params or {}).items():
         solver.set(name, value)
-    Deadline(min(deadline.left(), max(work * SPACER_SLACK, SPACER_MIN_CLOCK_S))).arm(solver)
+    clock.arm(solver)
     solver.num_scopes()  # makes the solver now, before the clauses' terms
     solver.from_string(text.sexpr())
     answer = solver.check()
@@ -185,8 +189,8 @@ def spacer(
         return Answer("unsafe", reason="Spacer: a bad state is reachable")
     if answer != z3.sat:
         why = solver.reason_unknown()
-        if why == "max. resource limit exceeded":
-            why = f"its share of the work spent ({units:,} of Z3's resource count, about {work:.3g} s)"
+        if why == "max. resource limit exceeded" and work_s is not None:
+            why = f"its share of the work spent (about {work:g} s of it, as Z3 counts it)"
         return Answer("unknown", reason=f"Spacer: {why}")
     zm = solver.model()
     found = [d for d in zm.decls() if d.name() == "Inv"]
