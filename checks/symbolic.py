@@ -490,6 +490,8 @@ class Encoding:
         self._transitions: dict[int, Any] = {}
         self._well_formed: dict[int, Any] = {}
         self._step0: dict[int, Any] = {}
+        self._cuts0: dict[str, Any] = {}  # cut(0, bound), renamed for the other steps
+        self._leaves0: Any = None  # leaves_domain(0), likewise
         self._shifts: dict[int, list[tuple[Any, Any]]] = {}
         self._schemas: dict[int, Schema] = {}
         self.bounds = self.model.bounds
@@ -735,13 +737,34 @@ class Encoding:
         return [ap.enabled for ap in self.applied(k)]
 
     def cut(self, k: int, bound: str) -> Any:
-        """Some rule instance would leave ``bound`` in the state of step ``k``."""
+        """Some rule instance would leave ``bound`` in the state of step ``k``. Built once, for
+        step 0, and renamed for the others, as :meth:`step_formula` is: the bounded search of
+        the bounds question asks for it at every depth, and running every rule again on each
+        step's state took most of that search's time."""
+        if k:
+            return z3.substitute(self.cut(0, bound), *self._shift(k))
+        got = self._cuts0.get(bound)
+        if got is None:
+            got = self._cuts0[bound] = self.built_cut(0, bound)
+        return got
+
+    def built_cut(self, k: int, bound: str) -> Any:
+        """:meth:`cut`, built by running the rule instances on step ``k``."""
         return z3.Or(*(ap.cuts.get(bound, False) for ap in self.applied(k)))
 
     def leaves_domain(self, k: int) -> Any:
         """Some rule instance, enabled in the state of step ``k``, computes a successor outside
         the schema's domains: the transition formula (which asks for a well-formed step
-        ``k + 1``) would silently drop it, while the explicit engine would keep it."""
+        ``k + 1``) would silently drop it, while the explicit engine would keep it. Built for
+        step 0 and renamed for the others, as :meth:`cut` is."""
+        if k:
+            return z3.substitute(self.leaves_domain(0), *self._shift(k))
+        if self._leaves0 is None:
+            self._leaves0 = self.built_leaves_domain(0)
+        return self._leaves0
+
+    def built_leaves_domain(self, k: int) -> Any:
+        """:meth:`leaves_domain`, built by running the rule instances on step ``k``."""
         x = self.ops()
         sch = self.schema_at(k)
         parts = []

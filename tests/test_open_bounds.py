@@ -200,9 +200,9 @@ def test_consistency_with_open_bounds() -> None:
 
 @pytest.mark.parametrize("game", ["magic", "riftbound", "bench"])
 def test_formulas_renamed_from_step_zero_are_those_built_for_the_step(game: str) -> None:
-    """Well-formedness and each rule instance's step formula are built for step 0 and renamed
-    for the others: the very terms that building them for that step gives, open bounds and
-    monitors included."""
+    """Well-formedness, each rule instance's step formula, the bounds' cuts and leaving the
+    domains are built for step 0 and renamed for the others: the very terms that building them
+    for that step gives, open bounds and monitors included."""
     from turnproof.checks.runner import select
     from turnproof.model.registry import builtin_rulesets
 
@@ -213,6 +213,9 @@ def test_formulas_renamed_from_step_zero_are_those_built_for_the_step(game: str)
             enc = Encoding(sel.model, monitors, opened)
             for k in (1, 3):
                 assert enc.well_formed(k).eq(enc.built_well_formed(k))
+                assert enc.leaves_domain(k).eq(enc.built_leaves_domain(k))
+                for bound in enc.bound_names():
+                    assert enc.cut(k, bound).eq(enc.built_cut(k, bound))
                 for i in range(len(sel.model.actions)):
                     assert enc.step_formula(k, i).eq(enc.built_step_formula(k, i))
                     assert enc.step_formula(k, i, alone=True).eq(
