@@ -739,8 +739,9 @@ class Encoding:
     def cut(self, k: int, bound: str) -> Any:
         """Some rule instance would leave ``bound`` in the state of step ``k``. Built once, for
         step 0, and renamed for the others, as :meth:`step_formula` is: the bounded search of
-        the bounds question asks for it at every depth, and running every rule again on each
-        step's state took most of that search's time."""
+        the bounds question asks for it at every depth, and building the cuts and
+        :meth:`leaves_domain` by running every rule again on each step's state took about a
+        third of that search's time in one profile (28 of 90 s)."""
         if k:
             return z3.substitute(self.cut(0, bound), *self._shift(k))
         got = self._cuts0.get(bound)

@@ -178,15 +178,12 @@ def test_a_counterexample_does_not_depend_on_what_the_process_made_before() -> N
 
     first = counterexamples()
     assert sum(isinstance(d, tuple) for d in first) >= 4  # several instances fire in the region
-    other = Encoding(Model(BENCH, SMALL))
-    junk = [z3.Int(f"junk{i}") - z3.Int(f"junk{i + 1}") > i for i in range(2000)]
-    assert other.transition(0) is not None and junk
+    _make_other_terms()
     assert counterexamples() == first
 
 
 def test_the_plain_searchs_counterexample_does_not_depend_on_what_was_made_before() -> None:
     """The same for the plain search over the leaves (``proofs.Ranker``)."""
-    import z3
     from turnproof.checks.proofs import Ranker
 
     model = Model(MAGIC)
@@ -206,6 +203,14 @@ def test_the_plain_searchs_counterexample_does_not_depend_on_what_was_made_befor
 
     first = counterexamples()
     assert sum(d is not None for d in first) >= 4
-    junk = [z3.Int(f"junk{i}") - z3.Int(f"junk{i + 1}") > i for i in range(2000)]
-    assert Encoding(Model(BENCH, SMALL)).transition(0) is not None and junk
+    _make_other_terms()
     assert counterexamples() == first
+
+
+def _make_other_terms() -> None:
+    """Terms made in the main Z3 context, as a worker process makes them for the properties it
+    checks before another: another model's transitions, and unrelated constants."""
+    import z3
+
+    assert Encoding(Model(BENCH, SMALL)).transition(0) is not None
+    assert [z3.Int(f"other{i}") - z3.Int(f"other{i + 1}") > i for i in range(2000)]
