@@ -1231,10 +1231,16 @@ class Ranker:
             enc.well_formed(1),
         ).translate(self.ctx)
         self.unknown = ""
+        self._moves: dict[int, Any] = {}
 
     def moves(self, index: int) -> Any:
-        """Rule instance ``index`` takes a region state to a region state."""
-        return z3.And(self.inside, self.enc.step_formula(0, index).translate(self.ctx))
+        """Rule instance ``index`` takes a region state to a region state (translated once:
+        :meth:`single_leaf` asks for it twice per instance for every leaf it tries)."""
+        got = self._moves.get(index)
+        if got is None:
+            step = self.enc.step_formula(0, index).translate(self.ctx)
+            got = self._moves[index] = z3.And(self.inside, step)
+        return got
 
     def firing(self) -> list[int]:
         """The rule instances that can fire inside the region."""
