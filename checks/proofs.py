@@ -995,6 +995,11 @@ def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadlin
 
 
 #: What a trace says when this engine found it by checking another engine's trace.
+#: The reason of a witness that is the explicit engine's path, found first.
+EXPLICIT_PATH = (
+    "the trace is the explicit engine's shortest path, checked step by step against the "
+    "symbolic transition formula"
+)
 GUIDED = (
     "the trace is the explicit engine's, checked step by step against the symbolic transition "
     "formula (this engine's own search found none within its depth)"
@@ -1157,6 +1162,13 @@ def _reach_result(
     followed = _follow_guide(enc, path or (), target, deadline)
     if followed is not None:
         return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=FOLLOWED)
+    # The explicit engine's trace (its breadth-first search's path: a shortest one at the
+    # model's bounds, as the bounded search below would find), checked step by step: about a
+    # second, where the search took 5 to 12 s on the default Magic model. The search runs when
+    # the formula refuses it, or when there is none (this engine alone).
+    followed = _follow_given(enc, guide, target, deadline)
+    if followed is not None:
+        return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=EXPLICIT_PATH)
     memo = proof_memo(prop, enc)
     entry = proofcache.load(memo) if memo else None
     if entry is not None and entry["method"] == proofcache.WITNESS:
@@ -1170,9 +1182,6 @@ def _reach_result(
         if memo and found.trace is not None:
             proofcache.store(memo, proofcache.witness_entry(found.trace))
         return result(model, prop, Verdict.WITNESSED, trace=found.trace)
-    followed = _follow_given(enc, guide, target, deadline)
-    if followed is not None:
-        return result(model, prop, Verdict.WITNESSED, trace=followed.trace, reason=GUIDED)
     small = by_reachable_set(Query(enc, target, 0), deadline)
     if small is not None and small.status == "safe":
         answer = small

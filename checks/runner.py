@@ -297,8 +297,8 @@ def antecedents_reached(
 
 def explicit_traces(results: Sequence[PropertyResult]) -> dict[str, tuple[str, ...]]:
     """The rule instances of each trace the explicit engine found (a violation or a witness),
-    by property: the symbolic engine checks such a trace against its own transition formula
-    when its own search does not reach that deep."""
+    by property: the symbolic engine checks such a trace against its own transition formula,
+    first for a witness, and for a violation when its own search does not reach that deep."""
     return {
         r.name: tuple(step.name for step in r.trace.steps)
         for r in results

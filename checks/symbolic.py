@@ -1160,13 +1160,15 @@ def _beside_explicit(
     over starts without them; once they are, such a property is checked again with them when
     its answer depends on them:
 
-    * its own search found no trace, so it asked for the explicit engine's, and there is one;
+    * it asked for the explicit engine's trace, and there is one: a property of the kind
+      ``reachable`` always asks (the trace is its witness when the transition formula allows
+      it), a safety property when its own search found no counterexample;
     * it was proved, but its own search did not reach its antecedent (vacuous, or vacuity
       undecided), and the explicit engine reached it.
 
-    Otherwise the answer is the one the findings would have given: a guide is looked at only
-    when this engine's own search finds no trace, and a reached antecedent only spares the
-    search for it, which comes after the proof and found it. So whether a task started before
+    Otherwise the answer is the one the findings would have given: a guide that was not asked
+    for changes nothing, and a reached antecedent only spares the search for it, which comes
+    after the proof and found it. So whether a task started before
     or after the handover (which depends on timing) does not change its answer.
 
     The question which bounds cut is asked only once the findings are handed over, and only
@@ -1287,7 +1289,9 @@ def _expected_cost(task: Any, properties: Sequence[Property]) -> int:
         return 0
     if prop.antecedent is not None and not task.antecedent_reached:
         return 1
-    return 2 if prop.kind == "reachable" else 3
+    if prop.kind == "reachable":
+        return 3 if task.guide else 2  # the explicit engine's path is quick to follow
+    return 3
 
 
 def property_task(

@@ -249,3 +249,35 @@ def test_following_a_trace_under_a_resource_limit_is_deterministic():
         assert starved.status == "unknown" and "resource limit" in starved.reason
     with pytest.raises(ValueError):
         follow(enc, labels, anywhere)
+
+
+def test_a_witness_is_the_explicit_engines_path_when_the_formula_allows_it() -> None:
+    """A property of the kind ``reachable`` follows the explicit engine's trace first (the
+    model is too large for its own reachable set): the witness is that path, checked step by
+    step. A path the transition formula refuses, or one that does not end in the property's
+    states, is not taken: the bounded search finds its own, as short (both are shortest)."""
+    from turnproof.checks import proofs
+    from turnproof.checks.runner import explicit_traces
+
+    model = Model(BENCH, {"turns": 3, "cap": 3, "budget": 2, "cmax": 2})  # 5,017 states
+    prop = next(p for p in PROPS if p.name == "extra-cleanup")
+    guide = explicit_traces(explicit.check_properties(model, [prop]))[prop.name]
+    assert len(guide) == 31
+
+    def witness(given: tuple[str, ...]) -> Any:
+        proofs.guide_asked = False
+        r = proofs.check_property(model, prop, timeout_s=60, max_depth=40, guide=given)
+        assert proofs.guide_asked, "a reachable property always asks for the explicit trace"
+        assert r.verdict is Verdict.WITNESSED and r.trace is not None, r.reason
+        return r
+
+    followed = witness(guide)
+    assert followed.reason == proofs.EXPLICIT_PATH
+    assert tuple(s.name for s in followed.trace.steps) == guide
+    assert followed.trace.final is not None and followed.trace.final["cl"] == 2
+    # One step short of the property's states, then with two steps swapped (refused).
+    swapped = (*guide[:-2], guide[-1], guide[-2])
+    for refused in (guide[:-1], swapped):
+        searched = witness(refused)
+        assert searched.reason != proofs.EXPLICIT_PATH
+        assert len(searched.trace) == len(guide)
