@@ -50,7 +50,8 @@ import numpy as np
 import platformdirs
 import z3
 from turnproof.checks.bmc import Deadline, finite_solver
-from turnproof.checks.symbolic import Encoding, concrete_moves
+from turnproof.checks.explicit import dispatch_table, interpreted_expand
+from turnproof.checks.symbolic import Encoding
 from turnproof.model.errors import BoundsError, SchemaError
 from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import Monitor
@@ -567,6 +568,8 @@ class _Forward:
         self.given: dict[tuple[tuple[str, int], ...], set[Any]] = {}
         self.expanded: dict[tuple[tuple[str, int], ...], set[Any]] = {}
         self.fits: dict[tuple[tuple[str, int], ...], Callable[[State], bool]] = {}
+        #: Per value of the open bounds: the dispatch field and its successor functions.
+        self.expand: dict[tuple[tuple[str, int], ...], tuple[int, Any]] = {}
 
     def model(self, params: tuple[tuple[str, int], ...]) -> Model | None:
         if params not in self.models:
@@ -587,6 +590,17 @@ class _Forward:
         fits = self.fits.get(params)
         if fits is None:
             fits = self.fits[params] = fits_checker(model.schema)
+        got = self.expand.get(params)
+        if got is None:
+            # The explicit engine's interpreted successors: only the rule instances that can
+            # fire at the state's stage are run (not every one, with an exception for each
+            # disabled one), and a terminal state has none, as in the transition formula.
+            # Compiling the rules instead would cost more than it saves: nearly every
+            # counterexample comes with other values of the open bounds.
+            field_index, table = dispatch_table(model)
+            got = self.expand[params] = (field_index, interpreted_expand(model, table))
+        field_index, expand = got
+        actions = model.actions
         x, b = ConcreteOps(), model.bounds
         mons, mcls = self.enc.monitors, self.enc.monitor_cls
         start = self.enc.decode(zm, 0)
@@ -599,12 +613,13 @@ class _Forward:
             if node in expanded:
                 continue
             s, m = node
-            for a, t, _ in concrete_moves(model, s):
-                if t is None:
+            for ai, t in expand[s[field_index]](s):
+                if ai < 0:
                     continue  # a bound cuts it
                 mt = None
                 if mcls is not None:
-                    mt = mcls(*(mon.update(s, t, a.rule, m, x, b) for mon in mons))
+                    rule = actions[ai].rule
+                    mt = mcls(*(mon.update(s, t, rule, m, x, b) for mon in mons))
                 succ = (t, mt)
                 if succ in seen:
                     continue

@@ -229,6 +229,22 @@ def test_terminal_states_are_absorbing_in_both_engines() -> None:
     assert solver.check() == z3.unsat
 
 
+def test_the_invariants_forward_search_stops_at_a_terminal_state() -> None:
+    """The states run from a counterexample to widen the control invariant's claims are the
+    transition formula's successors: none after a terminal state, even where a rule forgets to
+    test for the end of the game (else the claims would be widened past the least fixed
+    point, with a state no path reaches)."""
+    from turnproof.checks import invariants
+
+    model = Model(_clock_rules())
+    enc = Encoding(model)
+    solver = z3.Solver()
+    solver.add(enc.var("turn", 0) == 0, enc.var("step", 0) == 0)
+    assert solver.check() == z3.sat
+    rows = list(invariants._Forward(enc).rows(solver.model()))
+    assert rows == [[0, 1], [1, 0]]  # (1, 0) is terminal: (1, 1) is not a successor
+
+
 def test_following_a_trace_under_a_resource_limit_is_deterministic():
     """A trace of the explicit engine, followed by Z3 under a resource count instead of a
     time budget: found with room to spare, and given up on (``unknown``, not ``clear``) when
