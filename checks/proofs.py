@@ -994,12 +994,12 @@ def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadlin
     return deadline
 
 
-#: What a trace says when this engine found it by checking another engine's trace.
-#: The reason of a witness that is the explicit engine's path, found first.
+#: The reason of a witness that is the explicit engine's path, followed first.
 EXPLICIT_PATH = (
     "the trace is the explicit engine's shortest path, checked step by step against the "
     "symbolic transition formula"
 )
+#: What a trace says when this engine found it by checking another engine's trace.
 GUIDED = (
     "the trace is the explicit engine's, checked step by step against the symbolic transition "
     "formula (this engine's own search found none within its depth)"

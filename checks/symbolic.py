@@ -1168,8 +1168,8 @@ def _beside_explicit(
 
     Otherwise the answer is the one the findings would have given: a guide that was not asked
     for changes nothing, and a reached antecedent only spares the search for it, which comes
-    after the proof and found it. So whether a task started before
-    or after the handover (which depends on timing) does not change its answer.
+    after the proof and found it. So whether a task started before or after the handover
+    (which depends on timing) does not change its answer.
 
     The question which bounds cut is asked only once the findings are handed over, and only
     when they do not answer it (no search of the explicit engine's was complete)."""
