@@ -996,7 +996,7 @@ def _then(answer: Answer, deadline: Deadline, whole: Deadline | None) -> Deadlin
 
 #: The reason of a witness that is the explicit engine's path, followed first.
 EXPLICIT_PATH = (
-    "the trace is the explicit engine's shortest path, checked step by step against the "
+    "the trace is the explicit engine's breadth-first path, checked step by step against the "
     "symbolic transition formula"
 )
 #: What a trace says when this engine found it by checking another engine's trace.
