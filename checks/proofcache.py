@@ -5,7 +5,9 @@ control invariant, Spacer strengthened by the control invariant, k-induction. A 
 Spacer proved costs Spacer's search again on every run, and one that only the control invariant
 proved costs Spacer's failed share first. This cache remembers, per property and model, the method
 that proved it and, for Spacer, the invariant it found (as SMT-LIB text over the state variables).
-The next run tries that first, and re-checks it: a cached Spacer invariant is checked for
+For the control invariant, it keeps the fields the invariant was over (a property's own, or
+those its stage two shared with others: ``proofs.Stage``), so that the next run infers the same
+one. The next run tries that first, and re-checks it: a cached Spacer invariant is checked for
 initiation, consecution and safety against the query as it is now, exactly as Spacer's own answer
 is (in conjunction with the control invariant when Spacer found it relative to that one); the
 control invariant is inferred and checked again as ever (its own cache makes that quick). Nothing
@@ -180,6 +182,24 @@ def spacer_entry(invariant: Any, method: str = SPACER) -> dict[str, Any]:
     """Spacer's invariant (``method``: :data:`SPACER`, or :data:`SPACER_CONTROL` when it holds
     relative to the control invariant, which is inferred and checked again on use)."""
     return {"method": method, "invariant": f"(assert {invariant.sexpr()})"}
+
+
+def control_entry(fields: Sequence[str]) -> dict[str, Any]:
+    """A proof by the control invariant over ``fields`` (inferred and checked again on use:
+    its own cache keeps the claims)."""
+    return {"method": CONTROL, "fields": list(fields)}
+
+
+def control_fields(entry: dict[str, Any], enc: Encoding) -> list[str] | None:
+    """The fields of the control invariant an entry's proof used, when it names them and
+    ``enc`` has them all; ``None`` otherwise (the query's own fields are used then)."""
+    fields = entry.get("fields")
+    if not isinstance(fields, list) or not fields:
+        return None
+    known = {p for p, _ in enc.tracked()}
+    if not all(isinstance(p, str) and p in known for p in fields):
+        return None
+    return [str(p) for p in fields]
 
 
 def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:

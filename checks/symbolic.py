@@ -39,7 +39,9 @@ sat
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import CancelledError, Future
@@ -1010,6 +1012,12 @@ def check_properties(
     ``open_bounds`` are left open for every property, on top of each property's own
     ``for_all`` (:class:`Encoding`): a proof then holds for all their values.
 
+    The safety properties are checked in two stages (:func:`_staged`,
+    :class:`~turnproof.checks.proofs.Stage`): Spacer's short probe first, for every one; those
+    it leaves unsettled then share one control invariant per encoding, when enough of them do
+    (:func:`shared_groups`), before the rest of their check. Each result's time includes both
+    stages and its share of that invariant.
+
     ``guides`` gives, by property, the rule instances of a trace another engine found: when
     this engine's own search for a counterexample or witness comes back without one, it checks
     that trace against its transition formula (:func:`~turnproof.checks.bmc.follow`), and
@@ -1079,21 +1087,20 @@ def check_properties(
             tasks[0] = workers.Task(shipped, "", once, max_depth)
         # The slowest kinds first, so that no worker is left with a long task at the end.
         order = sorted(tasks, key=lambda i: (_expected_cost(tasks[i], properties), i))
-        try:
-            answers = workers.run_tasks([tasks[i] for i in order], jobs)
-        except workers.WorkersInterrupted as exc:
-            done = {order[j]: answer for j, answer in exc.done.items()}
-            raise Interrupted(_unfinished(model, properties, done)) from None
-        by_index = dict(zip(order, answers))
+        by_index = _run_staged(model, tasks, order, properties, jobs, shipped, budget)
         if searched is not None:
             by_index[0] = searched
         bounds, results = _gathered(model, properties, by_index)
     else:
+        from turnproof.checks import proofs
+
         if searched is None:
             searched = bounds_task(model, timeout_s=once, max_depth=max_depth)
         bounds = searched
-        results = [
-            property_task(
+
+        def check(i: int, stage: Any) -> Any:
+            p = properties[i]
+            return property_task(
                 model,
                 p,
                 timeout_s=budget(p),
@@ -1101,9 +1108,25 @@ def check_properties(
                 antecedent_reached=p.name in reached,
                 open_bounds=open_bounds,
                 guide=tuple(guide.get(p.name, ())),
+                stage=stage,
             )
-            for p in properties
-        ]
+
+        def infer(i: int, fields: tuple[str, ...]) -> Any:
+            p = properties[i]
+            timeout = budget(p) * proofs.INVARIANT_SHARE
+            return shared_invariant_task(
+                model, p, fields, timeout_s=timeout, open_bounds=open_bounds
+            )
+
+        # Here, one after the other: the same stages as in worker processes (see _staged).
+        order = [i + 1 for i in range(len(properties))]
+        futures = _staged(
+            lambda k, stage: _now(check, k - 1, stage),
+            lambda k, fields: _now(infer, k - 1, fields),
+            properties,
+            order,
+        )
+        results = [futures[i + 1].result() for i in range(len(properties))]
     if bounds.domain_error:
         raise ModelError(bounds.domain_error)
     share = bounds.seconds / len(results) if results else 0.0
@@ -1113,6 +1136,151 @@ def check_properties(
         # includes its share, so that the time column adds up to the engine's true time.
         r.seconds += share
     return results
+
+
+def _staged(
+    submit: Callable[[int, Any], Future[Any]],
+    submit_invariant: Callable[[int, tuple[str, ...]], Future[Any]],
+    properties: Sequence[Property],
+    order: Sequence[int],
+) -> dict[int, Future[Any]]:
+    """Every task's answer to come, by task index (0: the bounds question, ``i + 1``: property
+    ``i``), the tasks submitted in ``order``, with the safety properties staged: stage one of
+    each first; once every stage one has answered, the invariant each group of unsettled
+    properties shares (:func:`shared_groups`), then their stage two, whose answer is the
+    property's (its time includes its stage one and its share of the invariant's).
+    ``submit(index, stage)`` submits a task, ``submit_invariant(index, fields)`` the inference
+    of a shared invariant on property ``index - 1``'s encoding; either may run it at once."""
+    from turnproof.checks.proofs import Stage
+
+    staged = [k for k in order if k and properties[k - 1].kind in SAFETY_KINDS]
+    finals: dict[int, Future[Any]] = {k: Future() for k in staged}
+    firsts: dict[int, Future[Any]] = {}
+    unsettled: dict[int, Probed] = {}
+    waiting = set(staged)
+    lock = threading.Lock()
+
+    def settle(k: int, f: Future[Any], seconds: float = 0.0) -> None:
+        # The answer of ``f`` becomes property k's, with ``seconds`` spent before it added.
+        if f.cancelled():
+            finals[k].cancel()
+        elif f.exception() is not None:
+            finals[k].set_exception(f.exception())
+        else:
+            answer = f.result()
+            r = _unwrapped(answer)
+            if isinstance(r, PropertyResult):
+                r.seconds += seconds
+            finals[k].set_result(answer)
+
+    def guarded(ks: Sequence[int], fn: Callable[[], None]) -> None:
+        # A callback's error becomes the answer of the properties it was to answer (Future
+        # callbacks swallow errors); a pool shut down (an interrupt) cancels them.
+        try:
+            fn()
+        except RuntimeError as exc:
+            for k in ks:
+                if not finals[k].done():
+                    finals[k].cancel() if "shutdown" in str(exc) else finals[k].set_exception(exc)
+        except Exception as exc:
+            for k in ks:
+                if not finals[k].done():
+                    finals[k].set_exception(exc)
+
+    def second(k: int, stage: Any, seconds: float) -> None:
+        def go() -> None:
+            submit(k, stage).add_done_callback(lambda f: settle(k, f, seconds))
+
+        guarded([k], go)
+
+    def after_invariant(ks: list[int], fields: tuple[str, ...], f: Future[Any]) -> None:
+        got = None if f.cancelled() or f.exception() is not None else f.result()
+        ok = isinstance(got, SharedInvariant) and got.ok
+        share = got.seconds / len(ks) if isinstance(got, SharedInvariant) else 0.0
+        for k in ks:
+            second(k, Stage(shared=fields if ok else ()), unsettled[k].seconds + share)
+
+    def second_stage() -> None:
+        for k in staged:
+            f = firsts[k]
+            answer = None if f.cancelled() or f.exception() is not None else f.result()
+            if isinstance(_unwrapped(answer), Probed):
+                unsettled[k] = _unwrapped(answer)
+            else:
+                settle(k, f)
+        by_property = {k - 1: probed for k, probed in unsettled.items()}
+        for members, fields in shared_groups(properties, by_property):
+            ks = [i + 1 for i in members]
+            if not fields:
+                for k in ks:
+                    second(k, Stage(), unsettled[k].seconds)
+                continue
+
+            def go(ks: list[int] = ks, fields: tuple[str, ...] = fields) -> None:
+                inv = submit_invariant(ks[0], fields)
+                inv.add_done_callback(functools.partial(after_invariant, ks, fields))
+
+            guarded(ks, go)
+
+    def after_first(k: int) -> None:
+        with lock:
+            waiting.discard(k)
+            if waiting:
+                return
+        guarded(staged, second_stage)
+
+    for k in order:
+        if k in finals:
+            firsts[k] = submit(k, Stage(probe=True))
+        else:
+            finals[k] = submit(k, None)
+    for k in staged:
+        firsts[k].add_done_callback(functools.partial(lambda k, _: after_first(k), k))
+    return finals
+
+
+def _run_staged(
+    model: Model,
+    tasks: Mapping[int, workers.Task],
+    order: Sequence[int],
+    properties: Sequence[Property],
+    jobs: int,
+    shipped: Any,
+    budget: Callable[[Property], float],
+) -> dict[int, Any]:
+    """Every task's answer by index, the tasks run in ``order`` by ``jobs`` worker processes,
+    the safety properties staged (:func:`_staged`). On Ctrl-C, :class:`Interrupted` with the
+    answers that had come."""
+    from turnproof.checks.proofs import INVARIANT_SHARE, Stage
+
+    pool = workers.Pool(min(jobs, len(tasks)), shipped)
+
+    def submit(k: int, stage: Any) -> Future[Any]:
+        return pool.submit(dataclasses.replace(tasks[k], stage=stage))
+
+    def submit_invariant(k: int, fields: tuple[str, ...]) -> Future[Any]:
+        timeout = budget(properties[k - 1]) * INVARIANT_SHARE
+        shared = Stage(shared=fields)
+        return pool.submit(
+            dataclasses.replace(tasks[k], timeout_s=timeout, invariant=True, stage=shared)
+        )
+
+    futures: dict[int, Future[Any]] = {}
+    try:
+        futures = _staged(submit, submit_invariant, properties, order)
+        return {k: f.result() for k, f in futures.items()}
+    except (KeyboardInterrupt, CancelledError):
+        pool.interrupt()
+        keys = list(futures)
+        done = workers.answered([futures[k] for k in keys])
+        raise Interrupted(
+            _unfinished(model, properties, {keys[j]: a for j, a in done.items()})
+        ) from None
+    except BaseException:
+        pool.interrupt()
+        raise
+    finally:
+        pool.close()
 
 
 def _unfinished(
@@ -1178,17 +1346,50 @@ def _beside_explicit(
     handover.on_interrupt(pool.interrupt)
     futures: dict[int, Any] = {}  # task index (0: bounds) -> its answer to come
 
-    def task(i: int, handed: workers.Findings | None) -> Any:
+    from turnproof.checks.proofs import INVARIANT_SHARE, Stage
+
+    stage_of: dict[int, Any] = {}  # the stage two each property ran, once it has started
+
+    def task(i: int, handed: workers.Findings | None, stage: Any = None) -> Any:
         p = properties[i]
         if handed is None:  # not handed over yet: an early task
-            return workers.Task(shipped, p.name, budget(p), max_depth, False, open_bounds, (), True)
+            return workers.Task(
+                shipped, p.name, budget(p), max_depth, False, open_bounds, (), True, stage
+            )
         guide = tuple(handed.guides.get(p.name, ()))
         return workers.Task(
-            shipped, p.name, budget(p), max_depth, p.name in handed.reached, open_bounds, guide
+            shipped,
+            p.name,
+            budget(p),
+            max_depth,
+            p.name in handed.reached,
+            open_bounds,
+            guide,
+            stage=stage,
         )
 
-    def made_when_started(i: int) -> Any:
-        return task(i, handover.now())
+    def made_when_started(i: int, stage: Any) -> Any:
+        return task(i, handover.now(), stage)
+
+    def submit(k: int, stage: Any) -> Any:
+        if stage is not None and not stage.probe:
+            stage_of[k - 1] = stage
+        return pool.submit(functools.partial(made_when_started, k - 1, stage))
+
+    def submit_invariant(k: int, fields: tuple[str, ...]) -> Any:
+        p = properties[k - 1]
+        timeout = budget(p) * INVARIANT_SHARE
+        return pool.submit(
+            workers.Task(
+                shipped,
+                p.name,
+                timeout,
+                max_depth,
+                open_bounds=open_bounds,
+                stage=Stage(shared=fields),
+                invariant=True,
+            )
+        )
 
     def cost(i: int) -> tuple[int, int, int]:
         # Those whose answer cannot depend on the handover first; the others may then start
@@ -1198,9 +1399,9 @@ def _beside_explicit(
         return later, _expected_cost(workers.Task(shipped, p.name, 0.0, 0), properties), i
 
     try:
-        for i in sorted(range(len(properties)), key=cost):
-            # The task is made when a worker starts it: with the handover, if it has come.
-            futures[i + 1] = pool.submit(functools.partial(made_when_started, i))
+        # Each task is made when a worker starts it: with the handover, if it has come.
+        order = [i + 1 for i in sorted(range(len(properties)), key=cost)]
+        futures.update(_staged(submit, submit_invariant, properties, order))
         handed = handover.wait()
         pool.limit(jobs)
         if handed is None:
@@ -1218,7 +1419,8 @@ def _beside_explicit(
             if (answer.guide_asked and guide) or (
                 p.name in handed.reached and (r.vacuous or r.vacuity_undecided)
             ):
-                futures[i + 1] = pool.submit(task(i, handed))
+                # Checked again as it was: a property its stage one settled, whole.
+                futures[i + 1] = pool.submit(task(i, handed, stage_of.get(i)))
         answers = {i: _unwrapped(f.result()) for i, f in futures.items()}
         if handover.interrupted:  # the tasks ended by the interrupt are lost, not answered
             raise KeyboardInterrupt
@@ -1250,6 +1452,17 @@ def _final(answer: Any) -> bool:
 def _unwrapped(answer: Any) -> Any:
     """A worker's answer, without the note an early task adds (:class:`workers.Early`)."""
     return answer.result if isinstance(answer, workers.Early) else answer
+
+
+def _now(fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    """A future that holds what ``fn(*args)``, called now, returns or raises (an interrupt
+    goes through)."""
+    f: Future[Any] = Future()
+    try:
+        f.set_result(fn(*args))
+    except Exception as exc:
+        f.set_exception(exc)
+    return f
 
 
 def _done(value: Any) -> Any:
@@ -1303,25 +1516,104 @@ def property_task(
     antecedent_reached: bool = False,
     open_bounds: Sequence[str] = (),
     guide: Sequence[str] = (),
-) -> PropertyResult:
+    stage: Any = None,
+) -> PropertyResult | Probed:
     """One property, timed. :data:`turnproof.checks.proofs.guide_asked` says afterwards
-    whether it asked for ``guide``."""
+    whether it asked for ``guide``. ``stage``: the part of a safety property's check to run
+    (a :class:`~turnproof.checks.proofs.Stage`); stage one answers :class:`Probed` when it did
+    not decide the property."""
     from turnproof.checks import proofs
     from turnproof.checks.proofs import check_property
 
     proofs.guide_asked = False
     t0 = time.perf_counter()
-    r = check_property(
-        model,
-        prop,
-        timeout_s=timeout_s,
-        max_depth=max_depth,
-        antecedent_reached=antecedent_reached,
-        open_bounds=open_bounds,
-        guide=guide,
-    )
+    try:
+        r = check_property(
+            model,
+            prop,
+            timeout_s=timeout_s,
+            max_depth=max_depth,
+            antecedent_reached=antecedent_reached,
+            open_bounds=open_bounds,
+            guide=guide,
+            stage=stage,
+        )
+    except proofs.Unsettled as exc:
+        return Probed(exc.fields, time.perf_counter() - t0)
     r.seconds = time.perf_counter() - t0
     return r
+
+
+@dataclass(frozen=True)
+class Probed:
+    """Stage one's answer for a safety property it did not decide (see
+    :func:`check_properties`): the control fields its query reads, and the seconds it took."""
+
+    fields: tuple[str, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SharedInvariant:
+    """Whether the invariant stage two shares was inferred (it is then in the invariant cache),
+    why not, and the seconds it took."""
+
+    ok: bool
+    reason: str
+    seconds: float
+
+
+def shared_invariant_task(
+    model: Model,
+    prop: Property,
+    fields: Sequence[str],
+    *,
+    timeout_s: float,
+    open_bounds: Sequence[str] = (),
+) -> SharedInvariant:
+    """Infer the control invariant over ``fields`` on ``prop``'s encoding, timed."""
+    from turnproof.checks import proofs
+    from turnproof.checks.bmc import Deadline
+
+    t0 = time.perf_counter()
+    inv = proofs.shared_invariant(model, prop, fields, Deadline(timeout_s), open_bounds)
+    return SharedInvariant(inv.ok, inv.reason, time.perf_counter() - t0)
+
+
+#: The most fields an invariant shared in stage two may have: the union of the fields of the
+#: properties it serves (on the default Magic model, 21 for its five slowest safety properties:
+#: 22 s, where the union over all its safety properties, 63 fields, took more than 600 s).
+SHARED_FIELDS_MAX = 24
+#: The fewest unsettled properties of one encoding that share an invariant in stage two. It
+#: puts the invariant before Spacer's whole share, which pays when its cost is shared: on the
+#: default Magic model, the five slow properties without monitors took 84 s so against 178 s,
+#: but the two that share the ``passed`` monitor took 104 s against 47 s (the invariant proves
+#: neither; Spacer does, after it).
+SHARED_MIN_GROUP = 3
+
+
+def shared_groups(
+    properties: Sequence[Property], unsettled: Mapping[int, Probed]
+) -> list[tuple[list[int], tuple[str, ...]]]:
+    """The properties (by index) that stage one left unsettled, grouped by encoding (their
+    monitors and the bounds each leaves open), with the fields of the invariant they share:
+    the union of their own, sorted; none for a group of fewer than :data:`SHARED_MIN_GROUP`,
+    or when the union has more than :data:`SHARED_FIELDS_MAX` fields (each property then goes
+    on alone, Spacer first)."""
+    from turnproof.checks.invariants import _where
+
+    groups: dict[Any, list[int]] = {}
+    for i in sorted(unsettled):
+        p = properties[i]
+        mons = tuple((m.name, _where(m.init), _where(m.update)) for m in p.monitors)
+        groups.setdefault((mons, tuple(p.for_all)), []).append(i)
+    out = []
+    for members in groups.values():
+        fields = tuple(sorted(set().union(*(unsettled[i].fields for i in members))))
+        if len(members) < SHARED_MIN_GROUP or len(fields) > SHARED_FIELDS_MAX:
+            fields = ()
+        out.append((members, fields))
+    return out
 
 
 @dataclass

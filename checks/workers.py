@@ -64,6 +64,13 @@ class Task:
     guide: tuple[str, ...] = ()
     #: Run before the explicit engine handed over its traces: the answer is an :class:`Early`.
     early: bool = False
+    #: The part of a safety property's check to run (a :class:`~turnproof.checks.proofs.Stage`;
+    #: ``None``: all of it).
+    stage: Any = None
+    #: Instead of checking the property: infer the invariant that its stage two shares with
+    #: the others of its encoding (over ``stage.shared``), into the invariant cache; the answer
+    #: is a :class:`~turnproof.checks.symbolic.SharedInvariant`.
+    invariant: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,10 @@ def run_task(task: Task) -> Any:
     if not task.prop:
         return symbolic.bounds_task(model, timeout_s=task.timeout_s, max_depth=task.max_depth)
     prop = built.property(task.prop)
+    if task.invariant:
+        return symbolic.shared_invariant_task(
+            model, prop, task.stage.shared, timeout_s=task.timeout_s, open_bounds=task.open_bounds
+        )
     answer = symbolic.property_task(
         model,
         prop,
@@ -92,6 +103,7 @@ def run_task(task: Task) -> Any:
         antecedent_reached=task.antecedent_reached,
         open_bounds=task.open_bounds,
         guide=task.guide,
+        stage=task.stage,
     )
     if task.early:
         from turnproof.checks import proofs

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from comparable import comparable
 from turnproof.checks import explicit, runner, symbolic, workers
 from turnproof.checks.explicit import explore
 from turnproof.checks.results import Verdict
@@ -21,7 +22,6 @@ from turnproof.model.ops import ConcreteOps
 from turnproof.model.properties import always
 from turnproof.model.riftbound import RIFTBOUND
 from turnproof.model.rules import Model
-from turnproof.reports import json_report
 
 SMALL = {"turns": 1, "cap": 2, "budget": 1, "cmax": 1}
 
@@ -51,21 +51,12 @@ def test_a_scenario_rebuilds_the_same_rules_in_another_process() -> None:
     assert not symbolic._rebuilds(sc, sel.model, [own])
 
 
-def _comparable(results: list[Any]) -> list[dict[str, Any]]:
-    out = []
-    for r in results:
-        d = json_report.result_json(r)
-        d.pop("seconds")
-        out.append(d)
-    return out
-
-
 def test_workers_answer_the_same_whatever_their_number() -> None:
     sel = runner.select(BENCH, bounds=SMALL)
     model, sc = sel.model, sel.scenario
     one = check_properties(model, BENCH.properties, timeout_s=20, jobs=1, scenario=sc)
     two = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
-    assert _comparable(one) == _comparable(two)
+    assert comparable(one) == comparable(two)
     here = check_properties(model, BENCH.properties, timeout_s=20, jobs=0)
     assert [r.verdict for r in here] == [r.verdict for r in one]
     by_name = {r.name: r for r in one}
@@ -161,7 +152,7 @@ def test_a_fork_servers_children_answer_as_fresh_interpreters(
     forked = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
     monkeypatch.setattr(workers, "can_fork", lambda: False)
     fresh = check_properties(model, BENCH.properties, timeout_s=20, jobs=2, scenario=sc)
-    assert _comparable(forked) == _comparable(fresh)
+    assert comparable(forked) == comparable(fresh)
     assert {r.name: r.verdict for r in forked} == {
         "no-deadlock": Verdict.PROVED,
         "cleanup-terminates": Verdict.VIOLATED,
@@ -489,7 +480,7 @@ def test_started_beside_the_explicit_engine_the_answers_are_those_of_one_after_t
     # Each is checked again only if it asked for a guide that there is.
     again = [a for a in early if a.guide_asked and guides.get(a.result.name)]
     assert len(submitted) == len(props) + (not complete) + len(again)
-    assert _comparable(beside) == _comparable(after)
+    assert comparable(beside) == comparable(after)
     lasso = beside[[r.name for r in beside].index("cleanup-terminates")]
     assert lasso.verdict is Verdict.VIOLATED and lasso.trace is not None
 
