@@ -412,6 +412,9 @@ class Invariant:
     ok: bool = True
     rounds: int = 0
     fields: tuple[str, ...] = ()
+    #: Whether it was checked to be an inductive invariant in this process: false for one read
+    #: back from the cache for a caller whose proof checks it whole (``infer(verify=False)``).
+    verified: bool = field(default=True, compare=False)
     _formulas: dict[tuple[int, int], tuple[Encoding, Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -781,21 +784,23 @@ def infer(
     deadline: Deadline,
     fields: Sequence[str] | None = None,
     contexts: Sequence[tuple[str, int]] = (),
+    verify: bool = True,
 ) -> Invariant:
     """The least fixed point of the domain over ``fields`` (default: the control fields), with
     claims also under each of ``contexts``, on ``enc`` (memoised per process, cached on disk;
-    one read back from the disk is re-checked on ``enc``); ``ok`` is false (with ``reason``)
-    when there is none in the budget. Callers that prove with it re-check it on fresh solvers
-    (:func:`~turnproof.checks.proofs.check_invariant`)."""
+    one read back from the disk is re-checked on ``enc``, unless ``verify`` is false: for a
+    caller whose proof checks the invariant's initiation and consecution itself, as every
+    proof by the control invariant does, on fresh solvers, so that they are not checked twice);
+    ``ok`` is false (with ``reason``) when there is none in the budget."""
     fields = tuple(fields if fields is not None else control_fields(enc))
     contexts = tuple(contexts)
     key = cache_key(model, enc, fields, contexts)
     found = _MEMO.get(key)
-    if found is not None:
+    if found is not None and (found.verified or not verify):
         return found
     try:
         with _inferring(key, deadline):
-            return _infer(model, enc, deadline, key, fields, contexts)
+            return _infer(model, enc, deadline, key, fields, contexts, verify)
     except Stopped as exc:
         return Invariant([], reason=f"invariant inference: {exc}", ok=False, fields=fields)
 
@@ -828,17 +833,24 @@ def _infer(
     key: str,
     fields: tuple[str, ...],
     contexts: tuple[tuple[str, int], ...],
+    verify: bool = True,
 ) -> Invariant:
-    loaded = _load(key)
+    unverified = _MEMO.get(key)  # read back before, for a caller that did not verify it
+    loaded = (unverified.conjuncts, unverified.rounds) if unverified else _load(key)
     conjuncts, rounds = loaded if loaded is not None else (None, 0)
     if conjuncts is None:
         watched = enc.monitors if monitor_fields(enc, fields) else ()
         seeds = columns(model, watched, enc.open_bounds)
         conjuncts, rounds = fixed_point(Lattice(enc, fields, seeds, contexts), deadline)
         problem = ""  # the fixed point's last query was the consecution check
+    elif not verify:
+        inv = Invariant(conjuncts, rounds=rounds, fields=fields, verified=False)
+        _MEMO[key] = inv
+        return inv
     else:
         problem = recheck(enc, conjuncts, deadline)  # read back: it may be stale
     if problem:
+        _MEMO.pop(key, None)
         return Invariant(
             [], reason=f"the inferred invariant did not check: {problem}", ok=False, fields=fields
         )

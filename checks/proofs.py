@@ -822,12 +822,16 @@ def control_invariant(
     """The least inductive invariant of the control-field domain over the fields ``q`` reads
     (:func:`query_fields`), or over ``fields`` when given, in the encoding's order
     (:func:`turnproof.checks.invariants.infer`: memoised, so the methods that use it share
-    it); its ``ok`` is false when there is none in the budget."""
+    it); its ``ok`` is false when there is none in the budget.
+
+    One read back from the invariant cache is not checked on its own: every proof that uses it
+    checks it whole, on fresh solvers (:func:`by_invariant` and :func:`by_invariant_steps` its
+    initiation and consecution, :func:`spacer` its conjunction with Spacer's invariant), so a
+    damaged entry proves nothing."""
     enc = q.enc
-    if fields is None:
-        return invariants.infer(model, enc, deadline, query_fields(q))
-    wanted = set(fields)
-    return invariants.infer(model, enc, deadline, [p for p, _ in enc.tracked() if p in wanted])
+    wanted = set(query_fields(q) if fields is None else fields)
+    chosen = [p for p, _ in enc.tracked() if p in wanted]
+    return invariants.infer(model, enc, deadline, chosen, verify=False)
 
 
 def by_invariant(

@@ -7,13 +7,23 @@ not only at a scenario's values; and the mutants that break them are not proved.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
-from turnproof.checks import invariants
+from turnproof.checks import invariants, runner
 from turnproof.checks.bmc import Deadline, step_violation_target
-from turnproof.checks.proofs import Query, by_invariant, check_property, spacer
+from turnproof.checks.proofs import (
+    Query,
+    by_invariant,
+    check_property,
+    control_invariant,
+    property_encoding,
+    property_query,
+    spacer,
+)
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import DEFAULT_MAX_DEPTH, Encoding
+from turnproof.model.magic import MAGIC
 from turnproof.scenarios import loader
 
 #: Meets both properties, two effects on one player's turn and a skipped turn.
@@ -126,3 +136,33 @@ def test_the_controlled_player_stays_active_for_every_value_of_the_open_bounds()
     # the last step gives a step's first priority to the controller, not to the active player
     assert final["stage"] == "PRIORITY" and final["ctrl_now"] > 0
     assert final["prio"] == final["ctrl_now"] - 1 != final["turn"] % 2
+
+
+@pytest.mark.slow
+def test_an_invariant_read_back_unchecked_proves_nothing_that_does_not_check(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A control invariant read back from the cache for a proof is not re-checked on its own
+    (the proof checks it whole). Planted under the key of a mutant that breaks the property
+    (``brace-stays``: the effect outlives combat), the claims that prove it on the rule set
+    are read back as they are, and prove nothing there: they are not inductive."""
+    monkeypatch.setenv("TURNPROOF_INVARIANT_CACHE", str(tmp_path))
+    monkeypatch.setattr(invariants, "_MEMO", {})
+    name = "eoc-effects-end-with-combat"
+
+    def query(mutant: str | None) -> tuple[Any, Query]:
+        sel = runner.select(MAGIC, property_names=[name], mutant=mutant)
+        enc = property_encoding(sel.model, sel.properties[0])
+        return sel.model, property_query(enc, sel.properties[0])
+
+    model, q = query(None)
+    inv = control_invariant(model, q, Deadline(300))
+    assert inv.ok and inv.verified
+    assert by_invariant(model, q, Deadline(120), inv).status == "safe"
+    broken, bq = query("brace-stays")
+    invariants._store(invariants.cache_key(broken, bq.enc, inv.fields), inv.conjuncts, inv.rounds)
+    planted = control_invariant(broken, bq, Deadline(60))
+    assert planted.conjuncts == inv.conjuncts and not planted.verified
+    answer = by_invariant(broken, bq, Deadline(120), planted)
+    assert answer.status == "unknown", answer.certificate
+    assert "did not check" in answer.reason, answer.reason
