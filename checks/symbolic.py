@@ -1145,15 +1145,16 @@ def _staged(
     order: Sequence[int],
 ) -> dict[int, Future[Any]]:
     """Every task's answer to come, by task index (0: the bounds question, ``i + 1``: property
-    ``i``), the tasks submitted in ``order``, with the safety properties staged: stage one of
-    each first; once every stage one has answered, the invariant each group of unsettled
+    ``i``), the tasks submitted in ``order``, with the safety properties staged
+    (:func:`stageable`): stage one of each first; once every stage one has answered, the invariant each group of unsettled
     properties shares (:func:`shared_groups`), then their stage two, whose answer is the
     property's (its time includes its stage one and its share of the invariant's).
     ``submit(index, stage)`` submits a task, ``submit_invariant(index, fields)`` the inference
     of a shared invariant on property ``index - 1``'s encoding; either may run it at once."""
     from turnproof.checks.proofs import Stage
 
-    staged = [k for k in order if k and properties[k - 1].kind in SAFETY_KINDS]
+    chosen = stageable(properties)
+    staged = [k for k in order if k and k - 1 in chosen]
     finals: dict[int, Future[Any]] = {k: Future() for k in staged}
     firsts: dict[int, Future[Any]] = {}
     unsettled: dict[int, Probed] = {}
@@ -1586,7 +1587,7 @@ def shared_invariant_task(
 SHARED_FIELDS_MAX = 24
 #: The fewest unsettled properties of one encoding that share an invariant in stage two. It
 #: puts the invariant before Spacer's whole share, which pays when its cost is shared: on the
-#: default Magic model, the five slow properties without monitors took 84 s so against 178 s,
+#: default Magic model, the five slow properties without monitors took 84 s against 178 s,
 #: but the two that share the ``passed`` monitor took 104 s against 47 s (the invariant proves
 #: neither; Spacer does, after it).
 SHARED_MIN_GROUP = 3
@@ -1600,20 +1601,36 @@ def shared_groups(
     the union of their own, sorted; none for a group of fewer than :data:`SHARED_MIN_GROUP`,
     or when the union has more than :data:`SHARED_FIELDS_MAX` fields (each property then goes
     on alone, Spacer first)."""
-    from turnproof.checks.invariants import _where
-
-    groups: dict[Any, list[int]] = {}
-    for i in sorted(unsettled):
-        p = properties[i]
-        mons = tuple((m.name, _where(m.init), _where(m.update)) for m in p.monitors)
-        groups.setdefault((mons, tuple(p.for_all)), []).append(i)
     out = []
-    for members in groups.values():
+    for members in _by_encoding(properties, sorted(unsettled)):
         fields = tuple(sorted(set().union(*(unsettled[i].fields for i in members))))
         if len(members) < SHARED_MIN_GROUP or len(fields) > SHARED_FIELDS_MAX:
             fields = ()
         out.append((members, fields))
     return out
+
+
+def _by_encoding(properties: Sequence[Property], indices: Iterable[int]) -> list[list[int]]:
+    """The properties ``indices`` name, grouped by the encoding they are checked on (their
+    monitors and the bounds each leaves open), in the order of each group's first."""
+    from turnproof.checks.invariants import _where
+
+    groups: dict[Any, list[int]] = {}
+    for i in indices:
+        p = properties[i]
+        mons = tuple((m.name, _where(m.init), _where(m.update)) for m in p.monitors)
+        groups.setdefault((mons, tuple(p.for_all)), []).append(i)
+    return list(groups.values())
+
+
+def stageable(properties: Sequence[Property]) -> set[int]:
+    """The safety properties (by index) that are staged: those with at least
+    :data:`SHARED_MIN_GROUP` - 1 others of their kind on the same encoding, which could share
+    an invariant in stage two. The others are checked whole at once: stage one would only
+    delay them (Spacer's probe is searched again in its whole share)."""
+    safety = [i for i, p in enumerate(properties) if p.kind in SAFETY_KINDS]
+    groups = _by_encoding(properties, safety)
+    return {i for group in groups if len(group) >= SHARED_MIN_GROUP for i in group}
 
 
 @dataclass

@@ -13,11 +13,13 @@ from comparable import comparable
 from turnproof.checks import explicit, proofs, runner
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import (
+    SAFETY_KINDS,
     SHARED_FIELDS_MAX,
     SHARED_MIN_GROUP,
     Probed,
     check_properties,
     shared_groups,
+    stageable,
 )
 from turnproof.model.magic import MAGIC
 
@@ -52,6 +54,12 @@ def test_unsettled_properties_share_an_invariant_per_encoding_when_enough_of_the
         (sorted(passed), ()),
         (sorted(no_monitor), tuple(sorted({"step", *(f"f{i}" for i in no_monitor)}))),
     ]
+    # Only properties with enough others on their encoding are staged at all: the pair is
+    # checked whole at once, and so is a property alone with its monitors.
+    staged = stageable(props)
+    assert set(no_monitor) <= staged and not set(passed) & staged
+    assert index["active-player-gets-priority-first"] not in staged
+    assert all(props[i].kind in SAFETY_KINDS and not props[i].monitors for i in staged)
     # A union over the cap is not shared either.
     wide = {
         i: Probed(tuple(f"g{i}.{k}" for k in range(SHARED_FIELDS_MAX)), 1.0) for i in no_monitor
@@ -63,7 +71,8 @@ def test_unsettled_properties_share_an_invariant_per_encoding_when_enough_of_the
 def test_the_slow_properties_are_proved_from_the_invariant_they_share() -> None:
     sel = runner.select(MAGIC, property_names=[*SLOW, QUICK])
     model, props = sel.model, list(sel.properties)
-    here = check_properties(model, props, jobs=0)
+    # No bounds question (bounds_cut given): it only adds notes, and costs up to 30 s a run.
+    here = check_properties(model, props, jobs=0, bounds_cut={})
     by_name = {r.name: r for r in here}
     union: set[str] = set()
     for name in SLOW:
@@ -83,11 +92,13 @@ def test_the_slow_properties_are_proved_from_the_invariant_they_share() -> None:
     quick = by_name[QUICK]
     assert quick.verdict is Verdict.PROVED and (quick.certificate or {})["method"] == "chc-spacer"
     # Worker processes stage the same way and give the same answers.
-    there = check_properties(model, props, jobs=2, scenario=sel.scenario)
+    there = check_properties(model, props, jobs=2, scenario=sel.scenario, bounds_cut={})
     assert comparable(there) == comparable(here)
 
 
-@pytest.mark.slow
+#: About two minutes, most of it the broken property's budget spent before it follows the
+#: explicit engine's trace: the deep tier's.
+@pytest.mark.deep
 def test_a_mutant_breaks_only_its_property_when_the_invariant_is_shared() -> None:
     """``vigilance-for-all``: attacking no longer taps. The invariant the three properties would
     share does not prove the one it breaks, which is violated (by the explicit engine's trace,
@@ -97,7 +108,7 @@ def test_a_mutant_breaks_only_its_property_when_the_invariant_is_shared() -> Non
     guides = runner.explicit_traces(explicit.check_properties(sel.model, props[:1]))
     assert set(guides) == {SLOW[0]}
     results = check_properties(
-        sel.model, props, timeout_s=60, jobs=2, scenario=sel.scenario, guides=guides
+        sel.model, props, timeout_s=60, jobs=2, scenario=sel.scenario, guides=guides, bounds_cut={}
     )
     by_name = {r.name: r for r in results}
     broken = by_name[SLOW[0]]
