@@ -1420,7 +1420,9 @@ def _beside_explicit(
             if (answer.guide_asked and guide) or (
                 p.name in handed.reached and (r.vacuous or r.vacuity_undecided)
             ):
-                # Checked again as it was: a property its stage one settled, whole.
+                # Checked again as it was: in its stage two when it had one; whole when it was
+                # not staged or its stage one settled it (Spacer's whole share gives the same
+                # answer as its probe, the same search going on no further).
                 futures[i + 1] = pool.submit(task(i, handed, stage_of.get(i)))
         answers = {i: _unwrapped(f.result()) for i, f in futures.items()}
         if handover.interrupted:  # the tasks ended by the interrupt are lost, not answered
