@@ -1085,8 +1085,15 @@ def check_properties(
         }
         if searched is None:
             tasks[0] = workers.Task(shipped, "", once, max_depth)
-        # The slowest kinds first, so that no worker is left with a long task at the end.
-        order = sorted(tasks, key=lambda i: (_expected_cost(tasks[i], properties), i))
+        # The slowest kinds first, so that no worker is left with a long task at the end; then
+        # stage one of the staged properties, so that their stage two comes in good time.
+        staged = stageable(properties)
+
+        def rank(i: int) -> tuple[bool, bool, int, int]:
+            cost = _expected_cost(tasks[i], properties)
+            return cost > 0, i - 1 not in staged, cost, i
+
+        order = sorted(tasks, key=rank)
         by_index = _run_staged(model, tasks, order, properties, jobs, shipped, budget)
         if searched is not None:
             by_index[0] = searched
@@ -1240,6 +1247,13 @@ def _staged(
     return finals
 
 
+def _second(stage: Any) -> bool:
+    """Whether a task is a stage two (:class:`~turnproof.checks.proofs.Stage`): it is
+    submitted ``first`` (:meth:`workers.Pool.submit`), as the shared invariant is, so that the
+    chain of stage one, the invariant and stage two does not end the run alone."""
+    return stage is not None and not stage.probe
+
+
 def _run_staged(
     model: Model,
     tasks: Mapping[int, workers.Task],
@@ -1257,13 +1271,14 @@ def _run_staged(
     pool = workers.Pool(min(jobs, len(tasks)), shipped)
 
     def submit(k: int, stage: Any) -> Future[Any]:
-        return pool.submit(dataclasses.replace(tasks[k], stage=stage))
+        return pool.submit(dataclasses.replace(tasks[k], stage=stage), first=_second(stage))
 
     def submit_invariant(k: int, fields: tuple[str, ...]) -> Future[Any]:
         timeout = budget(properties[k - 1]) * INVARIANT_SHARE
         shared = Stage(shared=fields)
         return pool.submit(
-            dataclasses.replace(tasks[k], timeout_s=timeout, invariant=True, stage=shared)
+            dataclasses.replace(tasks[k], timeout_s=timeout, invariant=True, stage=shared),
+            first=True,
         )
 
     futures: dict[int, Future[Any]] = {}
@@ -1373,9 +1388,10 @@ def _beside_explicit(
         return task(i, handover.now(), stage)
 
     def submit(k: int, stage: Any) -> Any:
-        if stage is not None and not stage.probe:
+        if _second(stage):
             stage_of[k - 1] = stage
-        return pool.submit(functools.partial(made_when_started, k - 1, stage))
+        made = functools.partial(made_when_started, k - 1, stage)
+        return pool.submit(made, first=_second(stage))
 
     def submit_invariant(k: int, fields: tuple[str, ...]) -> Any:
         p = properties[k - 1]
@@ -1389,15 +1405,20 @@ def _beside_explicit(
                 open_bounds=open_bounds,
                 stage=Stage(shared=fields),
                 invariant=True,
-            )
+            ),
+            first=True,
         )
 
-    def cost(i: int) -> tuple[int, int, int]:
+    staged = stageable(properties)
+
+    def cost(i: int) -> tuple[bool, bool, bool, int, int]:
         # Those whose answer cannot depend on the handover first; the others may then start
-        # once it has come, and need not be checked twice.
+        # once it has come, and need not be checked twice. In each, the slowest kinds first,
+        # then stage one of the staged properties, so that their stage two comes in good time.
         p = properties[i]
         later = p.antecedent is not None or p.kind == "reachable"
-        return later, _expected_cost(workers.Task(shipped, p.name, 0.0, 0), properties), i
+        expected = _expected_cost(workers.Task(shipped, p.name, 0.0, 0), properties)
+        return later, expected > 0, i not in staged, expected, i
 
     try:
         # Each task is made when a worker starts it: with the handover, if it has come.

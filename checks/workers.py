@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import heapq
+import itertools
 import os
 import pickle
 import queue
@@ -323,6 +325,10 @@ class Pool:
     def __init__(self, jobs: int, scenario: Scenario | None = None) -> None:
         self.jobs = max(1, jobs)
         self._threads = ThreadPoolExecutor(max_workers=self.jobs)
+        # The tasks not started, best first: (0 for a task submitted ``first``, else 1; the
+        # order of submission; the task; its answer to come).
+        self._pending: list[tuple[int, int, Task | Callable[[], Task], Future[Any]]] = []
+        self._count = itertools.count()
         self._slots: list[ForkServer] = []
         self._free: queue.SimpleQueue[ForkServer] = queue.SimpleQueue()
         self._procs: set[subprocess.Popen[bytes]] = set()  # this pool's fresh interpreters
@@ -335,10 +341,29 @@ class Pool:
             for slot in self._slots:
                 self._free.put(slot)
 
-    def submit(self, task: Task | Callable[[], Task]) -> Future[Any]:
+    def submit(self, task: Task | Callable[[], Task], *, first: bool = False) -> Future[Any]:
         """The task's answer, to come (see :func:`run_tasks`). ``task`` may be a function
-        that makes it, called when a worker slot starts it."""
-        return self._threads.submit(self._on_server if self._slots else self._fresh, task)
+        that makes it, called when a worker slot starts it. Tasks start in the order they were
+        submitted, except that one submitted ``first`` starts before those not started that
+        were not (a task that others wait for, submitted once the tasks are under way)."""
+        answer: Future[Any] = Future()
+        with self._lock:
+            heapq.heappush(self._pending, (0 if first else 1, next(self._count), task, answer))
+        # One turn on a thread for each task submitted: each takes the best task not started.
+        self._threads.submit(self._next)
+        return answer
+
+    def _next(self) -> None:
+        with self._lock:
+            if not self._pending:  # taken away by an interrupt
+                return
+            _, _, task, answer = heapq.heappop(self._pending)
+        if not answer.set_running_or_notify_cancel():
+            return
+        try:
+            answer.set_result(self._on_server(task) if self._slots else self._fresh(task))
+        except BaseException as exc:  # handed to the caller, as the executor does
+            answer.set_exception(exc)
 
     def limit(self, cap: int) -> None:
         """Let at most ``cap`` tasks run at once (at least one, at most ``jobs``) from now on:
@@ -379,6 +404,9 @@ class Pool:
         self._threads.shutdown(wait=False, cancel_futures=True)
         with self._lock:
             procs = [s.proc for s in self._slots if s.proc is not None] + list(self._procs)
+            waiting, self._pending = self._pending, []
+        for _, _, _, answer in waiting:
+            answer.cancel()
         for proc in procs:
             with contextlib.suppress(OSError):
                 proc.kill()

@@ -312,7 +312,7 @@ def test_ctrl_c_keeps_the_finished_results(monkeypatch: pytest.MonkeyPatch) -> N
         stopped.set()
         real_interrupt(self)
 
-    def submit(self: Any, task: Any) -> Any:
+    def submit(self: Any, task: Any, *, first: bool = False) -> Any:
         def run() -> Any:
             made = task if isinstance(task, workers.Task) else task()
             if made.prop and not ran:  # one property finishes

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pickle
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -458,8 +460,8 @@ def test_started_beside_the_explicit_engine_the_answers_are_those_of_one_after_t
     submitted: list[Any] = []
     real_submit = workers.Pool.submit
 
-    def submit(self: Any, task: Any) -> Any:
-        future = real_submit(self, task)
+    def submit(self: Any, task: Any, *, first: bool = False) -> Any:
+        future = real_submit(self, task, first=first)
         submitted.append(future)
         return future
 
@@ -501,3 +503,55 @@ def test_a_fork_server_forks_with_one_thread_only() -> None:
         assert len(os.listdir(f"/proc/{server.proc.pid}/task")) == 1
     finally:
         server.close()
+
+
+def test_a_task_submitted_first_starts_before_those_waiting() -> None:
+    """Tasks start in the order they were submitted, but one submitted ``first`` (a stage two
+    that others wait for) starts before those not started yet. Each task here is a function
+    that makes it, called when it starts; it records the order and fails, so no process is
+    started, and each answer is that failure."""
+    started: list[str] = []
+    hold = threading.Event()
+
+    def making(name: str) -> Callable[[], Any]:
+        def make() -> Any:
+            started.append(name)
+            if name == "a":
+                hold.wait(10)
+            raise ValueError(name)
+
+        return make
+
+    pool = workers.Pool(1)
+    try:
+        answers = {"a": pool.submit(making("a"))}
+        while not started:
+            time.sleep(0.01)
+        for name in ("b", "c"):
+            answers[name] = pool.submit(making(name))
+        answers["d"] = pool.submit(making("d"), first=True)
+        hold.set()
+        for name, f in answers.items():
+            with pytest.raises(ValueError, match=name):
+                f.result(timeout=10)
+    finally:
+        pool.close()
+    assert started == ["a", "d", "b", "c"]
+
+
+def test_an_interrupt_cancels_the_tasks_not_started() -> None:
+    hold = threading.Event()
+
+    def first() -> Any:
+        hold.wait(10)
+        raise ValueError("a")
+
+    pool = workers.Pool(1)
+    running = pool.submit(first)
+    waiting = [pool.submit(first), pool.submit(first, first=True)]
+    pool.interrupt()
+    hold.set()
+    pool.close()
+    assert all(f.cancelled() for f in waiting)
+    with pytest.raises(ValueError):
+        running.result(timeout=10)
