@@ -1099,8 +1099,6 @@ def check_properties(
             by_index[0] = searched
         bounds, results = _gathered(model, properties, by_index)
     else:
-        from turnproof.checks import proofs
-
         if searched is None:
             searched = bounds_task(model, timeout_s=once, max_depth=max_depth)
         bounds = searched
@@ -1120,9 +1118,8 @@ def check_properties(
 
         def infer(i: int, fields: tuple[str, ...]) -> Any:
             p = properties[i]
-            timeout = budget(p) * proofs.INVARIANT_SHARE
             return shared_invariant_task(
-                model, p, fields, timeout_s=timeout, open_bounds=open_bounds
+                model, p, fields, budget_s=budget(p), open_bounds=open_bounds
             )
 
         # Here, one after the other: the same stages as in worker processes (see _staged).
@@ -1266,7 +1263,7 @@ def _run_staged(
     """Every task's answer by index, the tasks run in ``order`` by ``jobs`` worker processes,
     the safety properties staged (:func:`_staged`). On Ctrl-C, :class:`Interrupted` with the
     answers that had come."""
-    from turnproof.checks.proofs import INVARIANT_SHARE, Stage
+    from turnproof.checks.proofs import Stage
 
     pool = workers.Pool(min(jobs, len(tasks)), shipped)
 
@@ -1274,12 +1271,8 @@ def _run_staged(
         return pool.submit(dataclasses.replace(tasks[k], stage=stage), first=_second(stage))
 
     def submit_invariant(k: int, fields: tuple[str, ...]) -> Future[Any]:
-        timeout = budget(properties[k - 1]) * INVARIANT_SHARE
         shared = Stage(shared=fields)
-        return pool.submit(
-            dataclasses.replace(tasks[k], timeout_s=timeout, invariant=True, stage=shared),
-            first=True,
-        )
+        return pool.submit(dataclasses.replace(tasks[k], invariant=True, stage=shared), first=True)
 
     futures: dict[int, Future[Any]] = {}
     try:
@@ -1362,7 +1355,7 @@ def _beside_explicit(
     handover.on_interrupt(pool.interrupt)
     futures: dict[int, Any] = {}  # task index (0: bounds) -> its answer to come
 
-    from turnproof.checks.proofs import INVARIANT_SHARE, Stage
+    from turnproof.checks.proofs import Stage
 
     stage_of: dict[int, Any] = {}  # the stage two each property ran, once it has started
 
@@ -1395,12 +1388,11 @@ def _beside_explicit(
 
     def submit_invariant(k: int, fields: tuple[str, ...]) -> Any:
         p = properties[k - 1]
-        timeout = budget(p) * INVARIANT_SHARE
         return pool.submit(
             workers.Task(
                 shipped,
                 p.name,
-                timeout,
+                budget(p),
                 max_depth,
                 open_bounds=open_bounds,
                 stage=Stage(shared=fields),
@@ -1592,15 +1584,18 @@ def shared_invariant_task(
     prop: Property,
     fields: Sequence[str],
     *,
-    timeout_s: float,
+    budget_s: float,
     open_bounds: Sequence[str] = (),
 ) -> SharedInvariant:
-    """Infer the control invariant over ``fields`` on ``prop``'s encoding, timed."""
+    """Infer the control invariant over ``fields`` on ``prop``'s encoding, timed, in the share
+    of ``budget_s`` (the property's budget) that the control invariant has
+    (:data:`~turnproof.checks.proofs.INVARIANT_SHARE`)."""
     from turnproof.checks import proofs
     from turnproof.checks.bmc import Deadline
 
     t0 = time.perf_counter()
-    inv = proofs.shared_invariant(model, prop, fields, Deadline(timeout_s), open_bounds)
+    window = Deadline(budget_s * proofs.INVARIANT_SHARE)
+    inv = proofs.shared_invariant(model, prop, fields, window, open_bounds)
     return SharedInvariant(inv.ok, inv.reason, time.perf_counter() - t0)
 
 

@@ -70,8 +70,9 @@ class Task:
     #: ``None``: all of it).
     stage: Any = None
     #: Instead of checking the property: infer the invariant that its stage two shares with
-    #: the others of its encoding (over ``stage.shared``), into the invariant cache; the answer
-    #: is a :class:`~turnproof.checks.symbolic.SharedInvariant`.
+    #: the others of its encoding (over ``stage.shared``, in the control invariant's share of
+    #: ``timeout_s``), into the invariant cache; the answer is a
+    #: :class:`~turnproof.checks.symbolic.SharedInvariant`.
     invariant: bool = False
 
 
@@ -95,7 +96,7 @@ def run_task(task: Task) -> Any:
     prop = built.property(task.prop)
     if task.invariant:
         return symbolic.shared_invariant_task(
-            model, prop, task.stage.shared, timeout_s=task.timeout_s, open_bounds=task.open_bounds
+            model, prop, task.stage.shared, budget_s=task.timeout_s, open_bounds=task.open_bounds
         )
     answer = symbolic.property_task(
         model,
