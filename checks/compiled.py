@@ -826,6 +826,16 @@ class Compiled:
     instances: int
     fallbacks: dict[int, str] = field(default_factory=dict)  # instance index -> why
     source: str = ""
+    #: The values of the dispatch field, each with the name of its function in ``source``
+    #: (one ``None`` key when every value shares one function).
+    functions: list[tuple[Any, str]] = field(default_factory=list)
+    #: For each rule instance, the fields whose successor values ``fits`` tests.
+    fits_fields: list[set[int]] = field(default_factory=list)
+    #: The names the generated code reads (constants, the concrete operations, the bounds).
+    namespace: dict[str, Any] = field(default_factory=dict)
+    #: The schema's domains, by field index (the domain tests of :func:`fused_search`).
+    domains: list[Domain] = field(default_factory=list)
+    _searches: dict[bool, Any] = field(default_factory=dict, repr=False)
 
     @property
     def fell_back(self) -> int:
@@ -1040,17 +1050,20 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
     else:
         expand = EveryKey(fns[None])
     everything = set(range(nf))
-    fits = [
-        fits_fields(schema, everything if a.index in fallbacks else changed.get(a.index, set()))
-        for a in model.actions
+    tested = [
+        everything if a.index in fallbacks else changed.get(a.index, set()) for a in model.actions
     ]
     return Compiled(
         field_index=field_index,
         expand=expand,
-        fits=fits,
+        fits=[fits_fields(schema, f) for f in tested],
         instances=len(model.actions),
         fallbacks=fallbacks,
         source=source,
+        functions=[(key, names[key]) for key in keys],
+        fits_fields=tested,
+        namespace=consts,
+        domains=domains,
     )
 
 
@@ -1063,3 +1076,124 @@ class EveryKey(dict[Any, Any]):
 
     def __missing__(self, key: Any) -> Any:
         return self.fn
+
+
+# -- the search loop fused with the successors -------------------------------------------------
+
+#: A line of an expand function that hands on a successor, ``_a((index, expression))``, or a
+#: cut, ``_a((-1, bound))``: the only lines that call ``_a`` (see :func:`_trace_instance`,
+#: :meth:`Emitter.exit_line` and the fallback in :func:`compile_model`).
+_YIELD = re.compile(r"^(\s*)_a\(\((-?[0-9]+), (.*)\)\)$")
+
+
+class Halted(Exception):
+    """The fused search stopped inside node ``i``: its successor ``t``, made by rule instance
+    ``ai``, lies outside the schema's domains, or (``ai`` negative) the state limit is
+    reached. The node's edges before that one are recorded, the successor is not."""
+
+    def __init__(self, i: int, ai: int, t: Any) -> None:
+        super().__init__(i, ai, t)
+        self.i, self.ai, self.t = i, ai, t
+
+
+def _fused_lines(comp: Compiled, monitors: bool) -> tuple[list[str], dict[str, Any]]:
+    """The expand functions of ``comp.source`` rewritten to intern their successors where
+    they make them: each takes ``(s, m, i, _n)`` (``m``: the monitor values, only with
+    ``monitors``), records the edges of node ``i`` and the states it discovers, and returns the
+    number of states known after it. The domain tests are inlined; their constants are
+    returned beside the lines."""
+    names: dict[str, Any] = {}
+    lines: list[str] = []
+    node = "_t0" if monitors else "_t"
+    for ln in comp.source.splitlines():
+        head = ln.strip()
+        if ln.startswith("def expand"):
+            lines.append(ln.replace("(s):", "(s, m, i, _n):" if monitors else "(s, i, _n):"))
+        elif head in ("_r = []", "_a = _r.append"):
+            continue
+        elif head in ("return _r", "return ()"):
+            lines.append(ln[: len(ln) - len(head)] + "return _n")
+        elif (found := _YIELD.match(ln)) is not None:
+            ind, ai_text, expr = found.groups()
+            ai = int(ai_text)
+            if ai < 0:
+                lines += [f"{ind}_cuts[{expr}] += 1", f"{ind}_cut_nodes.add(i)"]
+                continue
+            cond, empties = _fits_source(
+                (comp.domains[k], f"{node}[{k}]") for k in sorted(comp.fits_fields[ai])
+            )
+            names.update(empties)
+            if monitors:
+                lines += [f"{ind}_t0 = {expr}", f"{ind}_t = (_t0, _upd[{ai}](s, _t0, m))"]
+            else:
+                lines.append(f"{ind}_t = {expr}")
+            lines += [f"{ind}_j = _setd(_t, _n)", f"{ind}if _j == _n:"]
+            if cond != "True":
+                lines += [
+                    f"{ind}    if not ({cond}):",
+                    f"{ind}        del _index[_t]",
+                    f"{ind}        raise _Halted(i, {ai}, {node})",
+                ]
+            lines += [
+                f"{ind}    if _n >= _cap:",
+                f"{ind}        del _index[_t]",
+                f"{ind}        raise _Halted(i, -1, None)",
+                f"{ind}    _n += 1",
+                f"{ind}    _add_node(_t)",
+                f"{ind}    _add_parent(len(_src))",
+                f"{ind}_add_src(i)",
+                f"{ind}_add_dst(_j)",
+                f"{ind}_add_act({ai})",
+            ]
+        else:
+            lines.append(ln)
+    return lines, names
+
+
+def fused_search(comp: Compiled, monitors: bool) -> Callable[..., Callable[[int, int], int]]:
+    """The explicit engine's inner loop generated with the successors (built once per model
+    and kind): ``make(nodes, index, src, dst, act, parent, cuts, cut_nodes, cap, updates)``
+    gives ``run(i, end)``, which expands nodes ``i`` up to ``end`` (or to the last known),
+    interning each successor as the expand function makes it, and returns where it stopped.
+    This is the tuple way of :func:`turnproof.checks.explicit.explore` with no call, list or
+    pair a successor: the same states, ids, edges, parents and cuts, in the same order
+    (``updates``: the monitors' compiled updates by rule instance, with ``monitors``; a node is
+    then a ``(state, monitor values)`` pair). It raises :class:`Halted` where that loop stops
+    inside a node: a successor out of the domains, or the state limit ``cap``."""
+    made = comp._searches.get(monitors)
+    if made is not None:
+        return made
+    lines, names = _fused_lines(comp, monitors)
+    keys = [key for key, _ in comp.functions]
+    fns = ", ".join(name for _, name in comp.functions)
+    if monitors:
+        take = ["            node = _nodes[i]", "            s = node[0]"]
+        call = "_fn(s, node[1], i, n)" if keys == [None] else "_fns[s[_fi]](s, node[1], i, n)"
+    else:
+        take = ["            s = _nodes[i]"]
+        call = "_fn(s, i, n)" if keys == [None] else "_fns[s[_fi]](s, i, n)"
+    source = "\n".join(
+        [
+            "def make(_nodes, _index, _src, _dst, _act, _parent, _cuts, _cut_nodes, _cap, _upd):",
+            "    _setd = _index.setdefault",
+            "    _add_node, _add_parent = _nodes.append, _parent.append",
+            "    _add_src, _add_dst, _add_act = _src.append, _dst.append, _act.append",
+            *("    " + ln for ln in lines),
+            f"    _fn = {comp.functions[0][1]}",
+            f"    _fns = dict(zip(_keys, ({fns},)))",
+            "    def run(i, end):",
+            "        n = len(_nodes)",
+            "        while i < end and i < n:",
+            *take,
+            f"            n = {call}",
+            "            i += 1",
+            "        return i",
+            "    return run",
+        ]
+    )
+    namespace = {**comp.namespace, **names, "_Halted": Halted, "_keys": keys,
+                 "_fi": comp.field_index}  # fmt: skip
+    exec(compile(source, "<turnproof compiled search>", "exec"), namespace)  # noqa: S102
+    made = namespace["make"]
+    comp._searches[monitors] = made
+    return made

@@ -32,7 +32,7 @@ from weakref import WeakKeyDictionary
 
 import networkx as nx
 import numpy as np
-from turnproof.checks.compiled import Compiled, EveryKey, compile_model
+from turnproof.checks.compiled import Compiled, EveryKey, Halted, compile_model, fused_search
 from turnproof.checks.encoding import Codec, CodeTable, NotEncodable, OutOfDomain
 from turnproof.checks.parallel import Unit, WorkerPool
 from turnproof.checks.results import (
@@ -472,7 +472,12 @@ def _explore(
     progress: Progress | None,
     compiled: bool,
     stop: Callable[[Any], bool] | None = None,
+    fused: bool = True,
 ) -> Exploration:
+    """The tuple way of :func:`explore`. On the compiled path, without ``stop``, the loop runs
+    fused with the successor functions (:func:`turnproof.checks.compiled.fused_search`);
+    ``fused=False`` runs the loop below it instead, over the same functions: the same
+    exploration, which tests compare."""
     limits = limits or Limits()
     x = ConcreteOps()
     b = model.bounds
@@ -505,6 +510,25 @@ def _explore(
     add_src, add_dst, add_act = src.append, dst.append, act.append
     complete, reason = hit is None, "" if hit is None else "stopped at the state searched for"
     i = 0
+    if compiled and stop is None and fused:
+        comp = compiled_for(model)
+        run = fused_search(comp, bool(mons))(
+            nodes, index, src, dst, act, parent, cuts, cut_nodes, state_cap, updates
+        )
+        while i < len(nodes):
+            if i % PROGRESS_EVERY == 0:
+                reason = _checkpoint(i, len(nodes), len(src), progress, start, limits)
+                if reason:
+                    complete = False
+                    break
+            try:
+                i = run(i, i - i % PROGRESS_EVERY + PROGRESS_EVERY)
+            except Halted as h:
+                i = h.i  # not fully expanded
+                if h.ai >= 0:
+                    raise out_of_domain(model, nodes, parent, src, act, i, h.ai, h.t) from None
+                complete, reason = False, f"state limit of {max_states} states reached"
+                break
     while complete and i < len(nodes):
         if i % PROGRESS_EVERY == 0:
             reason = _checkpoint(i, len(nodes), len(src), progress, start, limits)

@@ -5,13 +5,16 @@ instances, in the same order, with the same cuts; and explorations agree state f
 
 from __future__ import annotations
 
+from array import array
+from collections import Counter
 from typing import Any
 
 import pytest
 from tiers import tier
-from turnproof.checks.compiled import NotTraceable, Sym, compile_model
+from turnproof.checks.compiled import NotTraceable, Sym, compile_model, fused_search
 from turnproof.checks.explicit import (
     Limits,
+    _explore,
     compiled_for,
     dispatch_table,
     explore,
@@ -49,13 +52,23 @@ def assert_same_successors(model: Model, max_states: int | None = None) -> int:
     return ex.states
 
 
-def assert_same_exploration(model: Model) -> None:
-    a = explore(model, compiled=False)
-    b = explore(model, compiled=True)
-    assert b.path == "compiled" and a.path == "interpreted"
+def _same(a: Any, b: Any) -> None:
     assert a.nodes == b.nodes
+    assert [type(n) for n in a.nodes] == [type(n) for n in b.nodes]
     assert (a.src, a.dst, a.act, a.parent) == (b.src, b.dst, b.act, b.parent)
     assert a.bound_cuts == b.bound_cuts and a.cut_nodes == b.cut_nodes
+    assert (a.expanded, a.complete, a.stop_reason) == (b.expanded, b.complete, b.stop_reason)
+
+
+def assert_same_exploration(model: Model, monitors: tuple[Any, ...] = (), **kw: Any) -> None:
+    """The interpreted path, the compiled one (its loop fused with the successor functions),
+    and the compiled functions under the plain loop: the same exploration."""
+    a = explore(model, monitors, compiled=False, compact=False, **kw)
+    b = explore(model, monitors, compiled=True, compact=False, **kw)
+    c = _explore(model, monitors, kw.get("limits"), None, True, fused=False)
+    assert b.path == "compiled" and a.path == "interpreted"
+    _same(a, b)
+    _same(a, c)
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))
@@ -117,6 +130,47 @@ def test_both_paths_agree_on_each_mutant(name: str, mutant: str) -> None:
     assert_same_successors(model, max_states=50_000)
 
 
+def _monitors(rs: Any) -> tuple[Any, ...]:
+    found = {m.name: m for p in rs.properties for m in p.monitors}
+    return tuple(found[n] for n in sorted(found))
+
+
+@pytest.mark.parametrize("name", ["magic", "riftbound"])
+def test_the_fused_loop_explores_the_product_with_the_monitors_alike(name: str) -> None:
+    rs = RULESETS[name]
+    monitors = _monitors(rs)
+    assert monitors
+    assert_same_exploration(Model(rs, SMALL[name]), monitors)
+
+
+@pytest.mark.parametrize("cap", [1, 2, 7, 100, 1_000])
+def test_the_fused_loop_stops_at_a_state_limit_where_the_plain_loop_does(cap: int) -> None:
+    """A limit reached inside a node: its edges up to the successor that would have been one
+    state too many are recorded, and that node is not counted as expanded."""
+    model = Model(MAGIC, SMALL["magic"])
+    assert_same_exploration(model, limits=Limits(max_states=cap))
+    ex = explore(model, compact=False, limits=Limits(max_states=cap))
+    assert ex.states == cap and not ex.complete and ex.stop_reason.startswith("state limit")
+    assert_same_exploration(model, _monitors(MAGIC), limits=Limits(max_states=cap))
+
+
+def test_the_fused_loop_names_a_rule_that_leaves_its_domain_as_the_plain_loop_does() -> None:
+    from test_encoding import _tally
+    from turnproof.model.errors import ModelError
+
+    model = Model(_tally(3))
+    errors = []
+    for run in (
+        lambda: explore(model, compact=False),
+        lambda: explore(model, compact=False, compiled=False),
+        lambda: _explore(model, (), None, None, True, fused=False),
+    ):
+        with pytest.raises(ModelError) as err:
+            run()
+        errors.append(str(err.value))
+    assert errors[0] == errors[1] == errors[2] and "gives n=" in errors[0]
+
+
 def test_the_compiler_says_which_instances_fall_back() -> None:
     model = Model(BENCH, {"turns": 1})
     field_index, table = dispatch_table(model)
@@ -133,6 +187,15 @@ def test_the_compiler_says_which_instances_fall_back() -> None:
     # ... and the fallback runs the interpreted rule
     s = model.initial_states()[0]
     assert comp.expand[s[field_index]](s)[0] == (a.index, s)
+    # ... in the fused loop too: node 0 expanded there makes the same edges
+    nodes, index = [s], {s: 0}
+    src, dst, act, parent = (array("i") for _ in range(4))
+    cuts: Counter[str] = Counter()
+    run = fused_search(comp, False)(nodes, index, src, dst, act, parent, cuts, set(), 10, None)
+    assert run(0, 1) == 1
+    want = comp.expand[s[field_index]](s)
+    assert [(ai, nodes[j]) for ai, j in zip(act, dst)] == [p for p in want if p[0] >= 0]
+    assert list(src) == [0] * len(want) and dst[0] == 0  # the fallback's successor is s
 
 
 def test_no_built_in_rule_instance_falls_back() -> None:
