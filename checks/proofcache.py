@@ -184,10 +184,23 @@ def spacer_entry(invariant: Any, method: str = SPACER) -> dict[str, Any]:
     return {"method": method, "invariant": f"(assert {invariant.sexpr()})"}
 
 
-def control_entry(fields: Sequence[str]) -> dict[str, Any]:
+def control_entry(fields: Sequence[str], steps: int | None = None) -> dict[str, Any]:
     """A proof by the control invariant over ``fields`` (inferred and checked again on use:
-    its own cache keeps the claims)."""
-    return {"method": CONTROL, "fields": list(fields)}
+    its own cache keeps the claims), by ``steps``-induction strengthened by it when given
+    (the steps are tried first on use, without looking for the claims that imply it)."""
+    entry: dict[str, Any] = {"method": CONTROL, "fields": list(fields)}
+    if steps is not None:
+        entry["steps"] = steps
+    return entry
+
+
+def control_steps(entry: dict[str, Any]) -> int | None:
+    """The steps of an entry's proof by induction strengthened by the control invariant, when
+    it says so (a whole number from 1); ``None`` otherwise."""
+    steps = entry.get("steps")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        return None
+    return steps
 
 
 def control_fields(entry: dict[str, Any], enc: Encoding) -> list[str] | None:

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import z3
 from turnproof.checks import invariants
@@ -282,8 +283,14 @@ def by_domains(q: Query, deadline: Deadline) -> Answer | None:
     """The cheapest proof, when the property needs no fact about reachability: the fields'
     domains alone are an inductive invariant that excludes the bad condition (no step from any
     well-formed state breaks it, as for a rule's own effect). With open bounds it holds for every
-    value, as the domains range over them. ``None`` when it does not check."""
-    if check_invariant(q, q.enc.well_formed(0), deadline):
+    value, as the domains range over them. ``None`` when it does not check.
+
+    The safety check is asked of a solver kept per encoding (:func:`domains_allow`), as every
+    property of the encoding asks it: the transition formula is taken in once, not once a
+    property (on the default Magic model, 0.5 s each time)."""
+    if check_invariant(q, q.enc.well_formed(0), deadline, safety=False):
+        return None
+    if domains_allow(q, deadline) != z3.unsat:
         return None
     return Answer(
         "safe",
@@ -295,6 +302,28 @@ def by_domains(q: Query, deadline: Deadline) -> Answer | None:
             "solver": f"z3 {z3.get_version_string()}",
         },
     )
+
+
+_DOMAIN_SOLVERS: WeakKeyDictionary[Encoding, dict[int, Any]] = WeakKeyDictionary()
+
+
+def domains_allow(q: Query, deadline: Deadline) -> Any:
+    """Z3's answer to: is there a well-formed state (with the ``q.steps`` steps that follow
+    it) in the bad condition of ``q``. Asked of a solver that holds the well-formedness and the
+    steps of ``q.enc`` once for all the queries with as many steps, each bad condition under an
+    assumption of its own, so that the answer for one is never an assertion for another. Z3
+    keeps what it learnt of the transition formula from one question to the next."""
+    enc = q.enc
+    by_steps = _DOMAIN_SOLVERS.setdefault(enc, {})
+    solver = by_steps.get(q.steps)
+    if solver is None:
+        solver = z3.Solver()
+        solver.add(enc.well_formed(0), *(enc.transition(i) for i in range(q.steps)))
+        by_steps[q.steps] = solver
+    asked = z3.FreshBool("bad")
+    solver.add(z3.Implies(asked, q.at_origin()))
+    deadline.arm(solver)
+    return solver.check(asked)
 
 
 def solve(formula: Any, deadline: Deadline) -> Any:
@@ -545,8 +574,11 @@ def decide_then_invariant(
     if entry is not None and entry["method"] == proofcache.CONTROL:
         window = Deadline(budget)
         control = control_invariant(model, q, window, kept)
-        second = by_invariant(model, q, window, control)
+        second = by_invariant(model, q, window, control, proofcache.control_steps(entry))
         if second.status == "safe":
+            kept_entry = _control_entry(control, second)
+            if memo and kept_entry != entry:  # an entry from before the steps were kept
+                proofcache.store(memo, kept_entry)
             return second
     if later and stage is not None and stage.shared and second is None:
         # The invariant shared by the properties stage one left unsettled: its fields include
@@ -557,7 +589,7 @@ def decide_then_invariant(
         second = by_invariant(model, q, window, control)
         if second.status == "safe":
             if memo:
-                proofcache.store(memo, proofcache.control_entry(control.fields))
+                proofcache.store(memo, _control_entry(control, second))
             return second
     if stage is not None and stage.probe:
         first = spacer(q, deadline, work_s=PROBE_WORK_S)
@@ -580,7 +612,7 @@ def decide_then_invariant(
             second = by_invariant(model, q, window, control)
         if second.status == "safe":
             if memo and control is not None:
-                proofcache.store(memo, proofcache.control_entry(control.fields))
+                proofcache.store(memo, _control_entry(control, second))
             return second
         reasons = f"; {second.reason}"
         if control is not None and control.ok and deadline.left() > 0:
@@ -601,6 +633,14 @@ def decide_then_invariant(
     if rest.status == "unknown":
         rest.reason += reasons
     return rest
+
+
+def _control_entry(control: Invariant, answer: Answer) -> dict[str, Any]:
+    """The proof cache's entry for ``answer``, a proof by the control invariant ``control``."""
+    from turnproof.checks import proofcache
+
+    steps = (answer.certificate or {}).get("steps")
+    return proofcache.control_entry(control.fields, steps if isinstance(steps, int) else None)
 
 
 #: A model whose reachable states (with the property's monitors) are at most this many, with no
@@ -763,18 +803,26 @@ def by_reachable_set(q: Query, deadline: Deadline) -> Answer | None:
 INVARIANT_STEPS = 4
 
 
-def by_invariant_steps(q: Query, inv: Invariant, deadline: Deadline) -> Answer | str:
+def by_invariant_steps(
+    q: Query, inv: Invariant, deadline: Deadline, least: int = 1
+) -> Answer | str:
     """k-induction strengthened by the control invariant ``inv``, for the smallest ``k`` up
     to :data:`INVARIANT_STEPS` that works: no path of ``k`` steps from a state of ``inv`` ends in
     the bad condition, and none from an initial state does within fewer steps. Every reachable
     state satisfies ``inv`` (it is inductive), so every bad condition at depth ``k`` or more
     would end such a path: the property holds. It proves what the invariant's pairs of fields
     cannot say but the rules' last few steps do ("``attacking`` is reset before the attackers
-    are declared" takes the step into ``ATTACKERS``). Otherwise, why not: how far it looked."""
+    are declared" takes the step into ``ATTACKERS``). Otherwise, why not: how far it looked.
+
+    ``least``: the smallest ``k`` tried (the one a cached proof used); every base below it is
+    still checked. The invariant's initiation and consecution are checked once per process
+    (``inv.verified`` says whether they were, by this check or by its inference here)."""
     enc = q.enc
-    problem = check_invariant(q, inv.formula(enc, 0), deadline, safety=False)
-    if problem:
-        return f"the invariant did not check: {problem}"
+    if not inv.verified:
+        problem = check_invariant(q, inv.formula(enc, 0), deadline, safety=False)
+        if problem:
+            return f"the invariant did not check: {problem}"
+        inv.verified = True  # the memoised object: later proofs in this process rest on this
     for k in range(1, INVARIANT_STEPS + 1):
         # The base: no bad condition at depth steps + k - 1 from an initial state (the smaller
         # depths were checked for the smaller k).
@@ -785,6 +833,8 @@ def by_invariant_steps(q: Query, inv: Invariant, deadline: Deadline) -> Answer |
             return (
                 f"no proof within {k - 1} steps after it; the base at depth {n} answered {answer}"
             )
+        if k < least:
+            continue
         d = n + 1
         window = [inv.formula(enc, 0), *(enc.transition(i) for i in range(d)), q.target(d)]
         answer = solve(z3.And(*window), deadline)
@@ -835,18 +885,27 @@ def control_invariant(
 
 
 def by_invariant(
-    model: Model, q: Query, deadline: Deadline, inv: Invariant | None = None
+    model: Model,
+    q: Query,
+    deadline: Deadline,
+    inv: Invariant | None = None,
+    steps: int | None = None,
 ) -> Answer:
     """The property from the least inductive invariant of the control-field domain
     (:mod:`turnproof.checks.invariants`): ``Inv => not bad``, or else ``not bad`` inductive
     relative to ``Inv``. The certificate is the whole of ``Inv`` (the proof rests on all of it),
     re-checked on fresh solvers together with the property; ``used`` names the claims an unsat
     core picked out, which are not inductive on their own. ``inv``: :func:`control_invariant`
-    of ``q``, when the caller already inferred it."""
+    of ``q``, when the caller already inferred it. ``steps``: the induction that proved it
+    last time (the proof cache's entry), tried first."""
     enc = q.enc
     inv = control_invariant(model, q, deadline) if inv is None else inv
     if not inv.ok:
         return Answer("unknown", reason=inv.reason)
+    if steps is not None:
+        stepped = by_invariant_steps(q, inv, deadline, least=steps)
+        if isinstance(stepped, Answer):
+            return stepped
     try:
         needed = invariants.support(enc, inv.conjuncts, q, deadline)
     except invariants.Stopped as exc:

@@ -15,6 +15,7 @@ from turnproof.checks.bmc import Deadline, step_violation_target
 from turnproof.checks.proofs import (
     Query,
     by_invariant,
+    by_invariant_steps,
     check_property,
     control_invariant,
     property_encoding,
@@ -166,3 +167,14 @@ def test_an_invariant_read_back_unchecked_proves_nothing_that_does_not_check(
     answer = by_invariant(broken, bq, Deadline(120), planted)
     assert answer.status == "unknown", answer.certificate
     assert "did not check" in answer.reason, answer.reason
+    # Induction strengthened by it checks it first, and it stays unchecked for what follows.
+    stepped = by_invariant_steps(bq, planted, Deadline(120))
+    assert isinstance(stepped, str) and stepped.startswith("the invariant did not check")
+    assert not planted.verified
+    # Read back on the rule set, the claims are checked by the first proof that rests on them,
+    # once in this process: the object says so from then on.
+    invariants._MEMO.clear()
+    again = control_invariant(model, q, Deadline(60))
+    assert again.conjuncts == inv.conjuncts and not again.verified
+    by_invariant_steps(q, again, Deadline(120))
+    assert again.verified and control_invariant(model, q, Deadline(60)) is again

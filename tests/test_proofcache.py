@@ -103,6 +103,34 @@ def test_the_control_invariant_is_tried_first_when_it_proved_last_time(
     assert order == ["control invariant", "spacer"]
 
 
+def test_the_steps_of_an_induction_by_the_control_invariant_are_tried_first(
+    setting: tuple[Model, Query, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An entry whose proof was induction strengthened by the control invariant keeps its
+    steps, and the proof next time starts there; steps that are not a whole number from 1 are
+    ignored (the search starts from one step, as without them)."""
+    model, q, memo = setting
+    asked: list[Any] = []
+
+    def by_invariant(*args: Any, **kwargs: Any) -> Answer:
+        asked.append(args[4] if len(args) > 4 else kwargs.get("steps"))
+        return Answer("unknown", reason="not this time")
+
+    monkeypatch.setattr(proofs, "by_invariant", by_invariant)
+    for steps, read in [(2, 2), (1, 1), (0, None), (-1, None), (True, None), ("1", None)]:
+        entry = {"method": proofcache.CONTROL, "fields": ["step"], "steps": steps}
+        (tmp_path / f"{memo}.json").write_text(json.dumps(entry))
+        assert proofcache.control_steps(proofcache.load(memo) or {}) == read
+        solve(model, q, memo)
+        assert asked.pop(0) == read
+    assert proofcache.control_entry(["step"], 3) == {
+        "method": proofcache.CONTROL,
+        "fields": ["step"],
+        "steps": 3,
+    }
+    assert "steps" not in proofcache.control_entry(["step"])
+
+
 def test_spacer_relative_to_the_control_invariant_proves_the_conjunction(
     setting: tuple[Model, Query, str],
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from comparable import comparable
-from turnproof.checks import explicit, proofs, runner
+from turnproof.checks import explicit, proofcache, proofs, runner
 from turnproof.checks.results import Verdict
 from turnproof.checks.symbolic import (
     SAFETY_KINDS,
@@ -68,7 +68,12 @@ def test_unsettled_properties_share_an_invariant_per_encoding_when_enough_of_the
 
 
 @pytest.mark.slow
-def test_the_slow_properties_are_proved_from_the_invariant_they_share() -> None:
+def test_the_slow_properties_are_proved_from_the_invariant_they_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The proof cache on (its entries beside this run's invariant cache, which the tests that
+    # leave it off do not read): the second run reads what the first stored.
+    monkeypatch.setenv(proofcache.ENV, "1")
     sel = runner.select(MAGIC, property_names=[*SLOW, QUICK])
     model, props = sel.model, list(sel.properties)
     # No bounds question (bounds_cut given): it only adds notes, and costs up to 30 s a run.
@@ -89,9 +94,17 @@ def test_the_slow_properties_are_proved_from_the_invariant_they_share() -> None:
         assert set(_fields(model, sel.model.ruleset.property(name))) < union
         assert set(r.for_all) == set(sel.model.ruleset.property(name).for_all)
         assert r.seconds > 0
+        # The proof cache keeps the steps of an induction by the invariant (a run with it warm
+        # starts there: the run in worker processes below reads these entries).
+        prop = sel.model.ruleset.property(name)
+        memo = proofs.proof_memo(prop, proofs.property_encoding(model, prop))
+        entry = proofcache.load(memo) if memo else None
+        assert entry is not None and entry["fields"] == shared
+        assert entry.get("steps") == cert.get("steps")
     quick = by_name[QUICK]
     assert quick.verdict is Verdict.PROVED and (quick.certificate or {})["method"] == "chc-spacer"
-    # Worker processes stage the same way and give the same answers.
+    # Worker processes give the same answers from the entries the run here left: the same
+    # proofs, checked again.
     there = check_properties(model, props, jobs=2, scenario=sel.scenario, bounds_cut={})
     assert comparable(there) == comparable(here)
 
