@@ -234,3 +234,33 @@ def test_states_run_from_in_range_counterexamples_save_rounds_not_claims(
     alone, more = invariants.fixed_point(invariants.Lattice(enc, fields, seeds), Deadline(300))
     assert run == alone and run
     assert rounds < more
+
+
+def test_consecution_one_rule_instance_at_a_time_answers_as_the_whole_transition() -> None:
+    """``step_closed`` asks the consecution check of each rule instance under an assumption;
+    its answer is the whole transition formula's, on claims that are closed under the steps
+    and on claims that rule instances break, the last instance alone too."""
+    import z3
+
+    model = Model(BENCH, SMALL)
+    enc = Encoding(model)
+    turn0, turn1 = enc.var("turn", 0), enc.var("turn", 1)
+    cl0, cl1 = enc.var("cl", 0), enc.var("cl", 1)
+    last = model.actions[-1]
+    assert last.rule.name == "end_step"  # the only rule that adds to cl (MTG 500.2 in step 12)
+    cases = [
+        (enc.well_formed(0), enc.well_formed(1), z3.unsat),
+        (turn0 == 0, turn1 == 0, z3.sat),  # end_turn (MTG 514.3) breaks it
+        (cl0 == 0, cl1 == 0, z3.sat),
+        (z3.And(turn0 == 0, cl0 == 0), z3.And(turn1 == 0, cl1 == 0), z3.sat),
+    ]
+    for before, after, want in cases:
+        whole = z3.Solver()
+        whole.add(before, enc.transition(0), z3.Not(after))
+        assert whole.check() == want
+        answer, why = invariants.step_closed(enc, before, after, Deadline(60))
+        assert answer == want and why == ""
+    for a in model.actions:  # cl == 0 is broken by the last instance alone
+        alone = z3.Solver()
+        alone.add(cl0 == 0, enc.step_formula(0, a.index), enc.well_formed(1), cl1 != 0)
+        assert alone.check() == (z3.sat if a is last else z3.unsat)
