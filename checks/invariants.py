@@ -758,25 +758,91 @@ def columns(
 ) -> list[bytes]:
     """The sampled reached states of ``model`` (of its product with ``monitors``, when given),
     then those of the models at the low ends of ``open_bounds`` (:func:`low_ends`), once per
-    process."""
+    process, and kept in the invariant cache for the other processes and runs."""
     key = f"{model.ruleset.name}|{model.ruleset.content_hash()}|{sorted(model.bounds.items())}"
     if monitors:
         key += f"|{','.join(m.name for m in monitors)}"
     key += f"|open={','.join(open_bounds)}"
     got = _COLUMNS.get(key)
-    if got is None:
-        got = sample_columns(model, monitors=monitors)
-        for values in low_ends(model, open_bounds):
-            try:
-                other = Model(model.ruleset, {**dict(model.bounds), **values})
-                more = sample_columns(other, LOW_END_SAMPLES, monitors)
-            except (BoundsError, SchemaError):
-                # A combination the rule set refuses, or where a scenario's start does not fit
-                # (a pool of 1 with energy at 0): no state to sample there.
-                continue
-            got = [a + b for a, b in zip(got, more)]
-        _COLUMNS[key] = got
+    if got is not None:
+        return got
+    width = len(model.schema.leaves()) + len(monitors)
+    name = (
+        "seeds-"
+        + hashlib.sha256(f"{GENERATOR}|{MAX_SAMPLES}|{LOW_END_SAMPLES}|{key}".encode()).hexdigest()[
+            :24
+        ]
+    )
+    with _seeding(name):
+        got = _load_columns(name, width)
+        if got is None:
+            got = sample_columns(model, monitors=monitors)
+            for values in low_ends(model, open_bounds):
+                try:
+                    other = Model(model.ruleset, {**dict(model.bounds), **values})
+                    more = sample_columns(other, LOW_END_SAMPLES, monitors)
+                except (BoundsError, SchemaError):
+                    # A combination the rule set refuses, or where a scenario's start does not
+                    # fit (a pool of 1 with energy at 0): no state to sample there.
+                    continue
+                got = [a + b for a, b in zip(got, more)]
+            _store_columns(name, got)
+    _COLUMNS[key] = got
     return got
+
+
+#: Seconds a process waits for another that samples the same states before it samples them
+#: itself.
+SEEDING_WAIT_S = 300.0
+
+
+@contextlib.contextmanager
+def _seeding(name: str) -> Iterator[None]:
+    """Hold the lock of the seeds ``name`` while they are read or sampled: a worker process
+    that needs the same seeds waits and reads them back (sampling them takes seconds: nine
+    explorations on the default Magic model). Without a writable cache folder, no lock."""
+    try:
+        os.makedirs(cache_dir(), exist_ok=True)
+        lock = filelock.FileLock(os.path.join(cache_dir(), f"{name}.lock"))
+        lock.acquire(timeout=SEEDING_WAIT_S)
+    except (OSError, filelock.Timeout):
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _load_columns(name: str, width: int) -> list[bytes] | None:
+    """The seeds stored as ``name``, when they are there whole (one column per leaf and
+    monitor, all of one length); ``None`` otherwise. Seeds only spare rounds of the fixed
+    point (it is the least one whatever states seed it), so a stale file costs time, not
+    soundness."""
+    try:
+        with np.load(os.path.join(cache_dir(), f"{name}.npz")) as data:
+            table = data["columns"]
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+    if table.dtype != np.uint8 or table.ndim != 2 or table.shape[0] != width:
+        return None
+    return [row.tobytes() for row in table]
+
+
+def _store_columns(name: str, got: Sequence[bytes]) -> None:
+    """Keep the seeds (compressed, written whole: a temporary file, then a rename)."""
+    if not got or any(len(c) != len(got[0]) for c in got):
+        return
+    folder = cache_dir()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            table = np.frombuffer(b"".join(got), dtype=np.uint8).reshape(len(got), -1)
+            np.savez_compressed(f, columns=table)
+        os.replace(tmp, os.path.join(folder, f"{name}.npz"))
+    except OSError:
+        pass  # no cache: the states are sampled again next time
 
 
 #: States sampled from each model of :func:`low_ends`.

@@ -264,3 +264,41 @@ def test_consecution_one_rule_instance_at_a_time_answers_as_the_whole_transition
         alone = z3.Solver()
         alone.add(cl0 == 0, enc.step_formula(0, a.index), enc.well_formed(1), cl1 != 0)
         assert alone.check() == (z3.sat if a is last else z3.unsat)
+
+
+def test_seeds_are_kept_for_other_processes_and_a_damaged_file_is_sampled_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sampled states that seed the fixed point are kept in the invariant cache: another
+    process (here: this one with its memo emptied) reads the same columns back instead of
+    exploring the models again; a file that is not whole, or not of the model's width, is
+    passed over and the states are sampled again."""
+    model = Model(BENCH, SMALL)
+    monkeypatch.setattr(invariants, "_COLUMNS", {})
+    first = invariants.columns(model, (), ("turns",))
+    assert len(first) == len(model.schema.leaves()) and len(first[0]) > 100
+    stored = sorted(tmp_path.glob("seeds-*.npz"))
+    assert len(stored) == 1
+
+    sampled: list[Model] = []
+    real = invariants.sample_columns
+
+    def counting(m: Model, *args: object, **kwargs: object) -> list[bytes]:
+        sampled.append(m)
+        return real(m, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(invariants, "sample_columns", counting)
+    monkeypatch.setattr(invariants, "_COLUMNS", {})
+    assert invariants.columns(model, (), ("turns",)) == first and not sampled
+    for damage in (b"not a numpy file", None):
+        if damage is None:  # whole, but one column short
+            import numpy as np
+
+            with open(stored[0], "wb") as f:
+                table = np.frombuffer(b"".join(first[1:]), dtype=np.uint8)
+                np.savez_compressed(f, columns=table.reshape(len(first) - 1, -1))
+        else:
+            stored[0].write_bytes(damage)
+        monkeypatch.setattr(invariants, "_COLUMNS", {})
+        assert invariants.columns(model, (), ("turns",)) == first and sampled
+        sampled.clear()
