@@ -800,16 +800,29 @@ SEEDING_WAIT_S = 300.0
 def _seeding(name: str) -> Iterator[None]:
     """Hold the lock of the seeds ``name`` while they are read or sampled: a worker process
     that needs the same seeds waits and reads them back (sampling them takes seconds: nine
-    explorations on the default Magic model). Without a writable cache folder, no lock."""
+    explorations on the default Magic model). Past :data:`SEEDING_WAIT_S`, or without a
+    writable cache folder, no lock."""
+    with _cache_lock(name, SEEDING_WAIT_S):
+        yield
+
+
+@contextlib.contextmanager
+def _cache_lock(name: str, timeout: float) -> Iterator[bool]:
+    """Hold the lock ``name`` of the cache folder (waiting ``timeout`` seconds at most):
+    whether it was taken in time. Without a writable cache folder there is no lock to take,
+    and nothing to share: ``True``."""
     try:
         os.makedirs(cache_dir(), exist_ok=True)
         lock = filelock.FileLock(os.path.join(cache_dir(), f"{name}.lock"))
-        lock.acquire(timeout=SEEDING_WAIT_S)
-    except (OSError, filelock.Timeout):
-        yield
+        lock.acquire(timeout=timeout)
+    except filelock.Timeout:
+        yield False
+        return
+    except OSError:
+        yield True
         return
     try:
-        yield
+        yield True
     finally:
         lock.release()
 
@@ -899,19 +912,10 @@ def _inferring(key: str, deadline: Deadline) -> Iterator[None]:
     checked in another worker process that needs the same invariant waits for it and reads it
     back instead of inferring it a second time (the fixed point is the same). Without a
     writable cache folder, no lock."""
-    try:
-        os.makedirs(cache_dir(), exist_ok=True)
-        lock = filelock.FileLock(os.path.join(cache_dir(), f"{key}.lock"))
-        lock.acquire(timeout=max(deadline.left(), 0.0))
-    except filelock.Timeout:
-        raise Stopped("time budget spent waiting for another process inferring it") from None
-    except OSError:
+    with _cache_lock(key, max(deadline.left(), 0.0)) as taken:
+        if not taken:
+            raise Stopped("time budget spent waiting for another process inferring it")
         yield
-        return
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _infer(

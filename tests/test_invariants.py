@@ -302,3 +302,24 @@ def test_seeds_are_kept_for_other_processes_and_a_damaged_file_is_sampled_again(
         monkeypatch.setattr(invariants, "_COLUMNS", {})
         assert invariants.columns(model, (), ("turns",)) == first and sampled
         sampled.clear()
+
+
+def test_a_process_waits_for_the_one_that_holds_an_entry_and_no_longer_than_its_budget(
+    tmp_path: Path,
+) -> None:
+    """While another holds the lock of an invariant (or of seeds), a process waits: past its
+    budget, the inference stops with that reason, and sampling seeds goes ahead unlocked."""
+    import filelock
+
+    held = filelock.FileLock(str(tmp_path / "k.lock"))
+    held.acquire()
+    try:
+        with invariants._cache_lock("k", 0.05) as taken:
+            assert not taken
+        with pytest.raises(invariants.Stopped, match="waiting for another process"):
+            with invariants._inferring("k", Deadline(0.05)):
+                pass
+    finally:
+        held.release()
+    with invariants._cache_lock("k", 0.05) as taken:
+        assert taken
