@@ -193,11 +193,31 @@ def reached(
 def differences(
     feats: Sequence[Feature], moves: Sequence[tuple[int, list[int], list[int]]]
 ) -> dict[int, set[tuple[int, ...]]]:
-    """Per rule instance, the feature differences (before minus after) of ``moves``."""
+    """Per rule instance, the feature differences (before minus after) of ``moves``: each
+    feature's values (:meth:`Feature.value`) computed at once over every move's two rows."""
     out: dict[int, set[tuple[int, ...]]] = {}
-    for a, r, t in moves:
-        out.setdefault(a, set()).add(tuple(f.value(r) - f.value(t) for f in feats))
+    if not moves:
+        return out
+    acts = np.array([a for a, _, _ in moves])
+    before = np.array([r for _, r, _ in moves], dtype=np.int64)
+    after = np.array([t for _, _, t in moves], dtype=np.int64)
+    diffs = np.stack(
+        [_feature_values(f, before) - _feature_values(f, after) for f in feats], axis=1
+    ) if feats else np.zeros((len(moves), 0), dtype=np.int64)  # fmt: skip
+    for a in np.unique(acts).tolist():
+        out[a] = {tuple(d) for d in np.unique(diffs[acts == a], axis=0).tolist()}
     return out
+
+
+def _feature_values(f: Feature, rows: np.ndarray) -> np.ndarray:
+    """:meth:`Feature.value` of each row of ``rows``."""
+    (i, v), *_ = f.parts
+    if v is None:
+        return rows[:, i]
+    hold = np.ones(len(rows), dtype=bool)
+    for j, w in f.parts:
+        hold &= rows[:, j] == w
+    return hold.astype(np.int64)
 
 
 @dataclass
@@ -384,6 +404,9 @@ class _Checker:
         lv0, lv1 = enc.leaf_vars(0), enc.leaf_vars(1)
         self.t0 = [f.term(lv0).translate(self.ctx) for f in feats]
         self.t1 = [f.term(lv1).translate(self.ctx) for f in feats]
+        # Each feature's difference over a step, made once: a candidate's decrease is a sum of
+        # these, and a counterexample's differences are their values.
+        self.diff = [u - w for u, w in zip(self.t0, self.t1)]
         self.solvers: dict[int, Any] = {}
 
     def solver(self, a: int) -> Any:
@@ -400,9 +423,13 @@ class _Checker:
         increases, when not ``strict``); ``None`` when there is none; Z3's reason if unknown."""
         s = self.solver(a)
         ctx = self.ctx
+        # Scaled to whole numbers (by a positive factor, which keeps the sign of the decrease):
+        # an integer sum is made and solved sooner than one of rationals times integers.
+        scale = lcm(*(Fraction(c).denominator for c in coeffs))
+        whole = [int(c * scale) for c in coeffs]
         delta = z3.Sum(
-            *(z3.RealVal(c, ctx) * (u - w) for c, u, w in zip(coeffs, self.t0, self.t1) if c != 0),
-            z3.RealVal(0, ctx),
+            *(z3.IntVal(k, ctx) * d for k, d in zip(whole, self.diff) if k != 0),
+            z3.IntVal(0, ctx),
         )
         s.push()
         s.add(delta <= 0 if strict else delta < 0)
@@ -411,9 +438,7 @@ class _Checker:
         got: tuple[int, ...] | None | str = None
         if answer == z3.sat:
             zm = s.model()
-            got = tuple(
-                zm.eval(u - w, model_completion=True).as_long() for u, w in zip(self.t0, self.t1)
-            )
+            got = tuple(zm.eval(d, model_completion=True).as_long() for d in self.diff)
         elif answer == z3.unknown:
             got = s.reason_unknown()
         s.pop()

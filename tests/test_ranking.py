@@ -214,3 +214,22 @@ def _make_other_terms() -> None:
 
     assert Encoding(Model(BENCH, SMALL)).transition(0) is not None
     assert [z3.Int(f"other{i}") - z3.Int(f"other{i + 1}") > i for i in range(2000)]
+
+
+def test_the_differences_of_the_reached_moves_are_each_features_values_before_minus_after() -> None:
+    """``differences`` computes the features over every move at once; its sets are those of
+    :meth:`Feature.value` on each move's two rows, with Python integers."""
+    model = Model(MAGIC, {"turns": 1})
+    prop = MAGIC.property("cleanup-terminates")
+    enc = Encoding(model, prop.monitors)
+    rows, moves = ranking.reached(enc, prop)
+    region = enc.state_pred(prop.pred, 0)
+    feats = ranking.features(enc, rows, ranking.region_contexts(enc, region, Deadline(60)))
+    assert len(moves) > 100 and any(len(f.parts) == 2 for f in feats)
+    want: dict[int, set[tuple[int, ...]]] = {}
+    for a, r, t in moves:
+        want.setdefault(a, set()).add(tuple(f.value(r) - f.value(t) for f in feats))
+    got = ranking.differences(feats, moves)
+    assert got == want
+    assert all(type(x) is int for diffs in got.values() for d in diffs for x in d)
+    assert ranking.differences(feats, []) == {}
