@@ -783,12 +783,8 @@ def columns(
     if got is not None:
         return got
     width = len(model.schema.leaves()) + len(monitors)
-    name = (
-        "seeds-"
-        + hashlib.sha256(f"{GENERATOR}|{MAX_SAMPLES}|{LOW_END_SAMPLES}|{key}".encode()).hexdigest()[
-            :24
-        ]
-    )
+    stamp = f"{GENERATOR}|{MAX_SAMPLES}|{LOW_END_SAMPLES}|{key}"
+    name = "seeds-" + hashlib.sha256(stamp.encode()).hexdigest()[:24]
     with _seeding(name):
         got = _load_columns(name, width)
         if got is None:
