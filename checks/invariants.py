@@ -507,12 +507,8 @@ def fixed_point(lat: Lattice, deadline: Deadline) -> tuple[list[Candidate], int]
     # (the disjunction of the instances' steps, with the step after well formed): each round
     # asks the instance that broke a claim last first, then the others, so that a round with a
     # counterexample usually asks once, and only the last round asks every instance.
-    solver.add(enc.well_formed(0), enc.well_formed(1))
-    steps = []
-    for i in range(len(enc.model.actions)):
-        lit = z3.Bool(f"step!{i}")
-        solver.add(z3.Implies(lit, enc.step_formula(0, i)))
-        steps.append(lit)
+    solver.add(enc.well_formed(0))
+    steps = list(assume_steps(solver, enc))
     literals: dict[Candidate, tuple[Any, Any]] = {}
     memo: dict[Any, Any] = {}
 
@@ -686,15 +682,28 @@ def step_closed(enc: Encoding, before: Any, after: Any, deadline: Deadline) -> t
     learnt about the states from one instance to the next, answers it in half the time or less
     on the default Magic model (1.0 s against 2.8 s for an invariant of 1,548 claims)."""
     s = z3.Solver()
-    s.add(before, enc.well_formed(1), z3.Not(after))
-    for i in range(len(enc.model.actions)):
-        asked = z3.Bool(f"step!{i}")
-        s.add(z3.Implies(asked, enc.step_formula(0, i)))
+    s.add(before, z3.Not(after))
+    for asked in assume_steps(s, enc):
         deadline.arm(s)
         answer = s.check(asked)
         if answer != z3.unsat:
             return answer, s.reason_unknown() if answer == z3.unknown else ""
     return z3.unsat, ""
+
+
+def assume_steps(solver: Any, enc: Encoding) -> Iterator[Any]:
+    """Assert in ``solver`` step 1 well formed, then, as they are asked for, each rule
+    instance's step from step 0 to step 1 under an assumption of its own; yields the
+    assumptions, by instance. The transition formula is the disjunction of these steps, so
+    asking under each assumption in turn answers for the whole formula, one instance at a time
+    (the ``act`` variable, which only names the instance, is left out). A check that may stop
+    at the first instance adds the others only if it goes on (about 10% sooner for the
+    consecution checks than adding them all first)."""
+    solver.add(enc.well_formed(1))
+    for i in range(len(enc.model.actions)):
+        lit = z3.Bool(f"step!{i}")
+        solver.add(z3.Implies(lit, enc.step_formula(0, i)))
+        yield lit
 
 
 # -- one invariant per model per process (and on disk) ---------------------------------------------
