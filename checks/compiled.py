@@ -32,8 +32,10 @@ in the same order; tests compare both paths on every built-in rule set and shipp
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -787,13 +789,67 @@ class EmitOps:
 _CONCRETE = ConcreteOps()
 
 
+#: The most values a structured domain may have for a value's membership to be tested in the
+#: set of them (one hash and one lookup) rather than slot by slot: a stack of 8 zeros and ones
+#: has 511 values, and its slot-by-slot test is some forty comparisons.
+SET_TEST_MAX = 4096
+
+
+def domain_size(dom: Domain) -> int | None:
+    """How many values ``dom`` has, ``None`` when they are not all integers of known ranges (a
+    boolean leaf lets any value pass ``_fits``, and an open bound has no number)."""
+    if isinstance(dom, Leaf):
+        if dom.is_bool or not (isinstance(dom.lo, int) and isinstance(dom.hi, int)):
+            return None
+        return dom.hi - dom.lo + 1
+    if isinstance(dom, RecordDomain):
+        sizes = [domain_size(d) for d in dom.fields.values()]
+        return None if None in sizes else math.prod(sizes)  # type: ignore[arg-type]
+    if isinstance(dom, ArrayDomain):
+        one = domain_size(dom.elem)
+        return None if one is None else one**dom.size
+    if isinstance(dom, SeqDomain):
+        one = domain_size(dom.elem)
+        return None if one is None else sum(one**k for k in range(dom.capacity + 1))
+    return None
+
+
+def domain_values(dom: Domain) -> Iterator[Any]:
+    """Every value of ``dom`` (one whose :func:`domain_size` is a number), as the rules make
+    them: records of their class, arrays as tuples, sequences as :class:`Seq` with canonical
+    empty slots."""
+    if isinstance(dom, Leaf):
+        yield from range(dom.lo, dom.hi + 1)
+    elif isinstance(dom, RecordDomain):
+        for vals in itertools.product(*(list(domain_values(d)) for d in dom.fields.values())):
+            yield dom.cls(*vals)
+    elif isinstance(dom, ArrayDomain):
+        yield from itertools.product(list(domain_values(dom.elem)), repeat=dom.size)
+    elif isinstance(dom, SeqDomain):
+        items = list(domain_values(dom.elem))
+        for k in range(dom.capacity + 1):
+            pad = (dom.empty_slot,) * (dom.capacity - k)
+            for live in itertools.product(items, repeat=k):
+                yield Seq(k, live + pad)
+
+
 def _fits_source(fields: Iterable[tuple[Domain, str]]) -> tuple[str, dict[str, Any]]:
+    """A condition that the value at each reference lies in its domain, and the names it uses.
+    A structured domain of at most :data:`SET_TEST_MAX` values is tested by membership in the
+    set of its values (the same answer as the test slot by slot on hashable values, which
+    states are), any other slot by slot."""
     conds: list[str] = []
-    empties: dict[str, Any] = {}
+    names: dict[str, Any] = {}
     for dom, ref in fields:
+        size = None if isinstance(dom, Leaf) else domain_size(dom)
+        if size is not None and size <= SET_TEST_MAX:
+            name = f"_V{id(dom)}"
+            names[name] = frozenset(domain_values(dom))
+            conds.append(f"{ref} in {name}")
+            continue
         _fits(dom, ref, conds)
-        _collect_empty(dom, empties)
-    return " and ".join(conds) or "True", empties
+        _collect_empty(dom, names)
+    return " and ".join(conds) or "True", names
 
 
 def value_fits(dom: Domain, value: Any) -> bool:

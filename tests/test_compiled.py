@@ -54,7 +54,9 @@ def assert_same_successors(model: Model, max_states: int | None = None) -> int:
 
 def _same(a: Any, b: Any) -> None:
     assert a.nodes == b.nodes
-    assert [type(n) for n in a.nodes] == [type(n) for n in b.nodes]
+    # Of the same classes, nested values included (the fused search builds plain tuples and
+    # gives them their classes back): a repr names every class.
+    assert [repr(n) for n in a.nodes] == [repr(n) for n in b.nodes]
     assert (a.src, a.dst, a.act, a.parent) == (b.src, b.dst, b.act, b.parent)
     assert a.bound_cuts == b.bound_cuts and a.cut_nodes == b.cut_nodes
     assert (a.expanded, a.complete, a.stop_reason) == (b.expanded, b.complete, b.stop_reason)
@@ -154,11 +156,10 @@ def test_the_fused_loop_stops_at_a_state_limit_where_the_plain_loop_does(cap: in
     assert_same_exploration(model, _monitors(MAGIC), limits=Limits(max_states=cap))
 
 
-def test_the_fused_loop_names_a_rule_that_leaves_its_domain_as_the_plain_loop_does() -> None:
-    from test_encoding import _tally
+def _errors_on_every_path(model: Model) -> list[str]:
+    """The error of the fused loop, the interpreted path and the plain compiled loop."""
     from turnproof.model.errors import ModelError
 
-    model = Model(_tally(3))
     errors = []
     for run in (
         lambda: explore(model, compact=False),
@@ -168,7 +169,129 @@ def test_the_fused_loop_names_a_rule_that_leaves_its_domain_as_the_plain_loop_do
         with pytest.raises(ModelError) as err:
             run()
         errors.append(str(err.value))
+    return errors
+
+
+def test_the_fused_loop_names_a_rule_that_leaves_its_domain_as_the_plain_loop_does() -> None:
+    from test_encoding import _tally
+
+    errors = _errors_on_every_path(Model(_tally(3)))
     assert errors[0] == errors[1] == errors[2] and "gives n=" in errors[0]
+
+
+def _pushing(item_hi: int) -> Any:
+    """A counter 0..3 whose rule pushes its value onto a stack of items 0..``item_hi``."""
+    from test_encoding import _Tally
+    from turnproof.model.rules import BoundSpec, RuleSet, rule
+    from turnproof.model.schema import IntRange, Schema, SeqDomain
+
+    stack = SeqDomain(IntRange(0, item_hi), 2)
+
+    @rule("T 1", "count and remember")
+    def count(s: Any, x: Any, b: Any) -> Any:
+        x.require(s.n < 3)
+        return s.replace(n=s.n + 1, seen=x.seq_push(x.seq_clear(s.seen), s.n + 1))
+
+    return RuleSet(
+        name="pushing",
+        game="T",
+        version="1",
+        description="a counter that pushes its value",
+        rules=(count,),
+        bound_specs=(BoundSpec("top", 3, 3, 3, "the top"),),
+        schema=lambda b: Schema(_Tally, {"n": IntRange(0, 3), "seen": stack}),
+        initial=lambda b: [_Tally.make(n=0, seen=stack.default())],
+        terminal=lambda s, x, b: s.n == 3,
+    )
+
+
+def test_an_item_that_leaves_a_set_tested_domain_is_named_alike_on_every_path() -> None:
+    """The stack's domain is small enough to be tested by membership in the set of its values
+    (``compiled.SET_TEST_MAX``): an item past its range is caught there as it is slot by
+    slot, and a stack whose items stay in range is explored alike."""
+    from turnproof.checks.compiled import domain_size
+
+    model = Model(_pushing(2))
+    assert domain_size(model.schema.domains["seen"]) == 1 + 3 + 9
+    errors = _errors_on_every_path(model)
+    assert errors[0] == errors[1] == errors[2] and "seen" in errors[0]
+    fine = explore(Model(_pushing(3)), compact=False)
+    assert fine.states == 4 and fine.complete
+    assert_same_exploration(Model(_pushing(3)))
+
+
+def _slot_test(dom: Any, value: Any) -> bool:
+    from turnproof.model.schema import _collect_empty, _fits
+
+    conds: list[str] = []
+    names: dict[str, Any] = {}
+    _fits(dom, "v", conds)
+    _collect_empty(dom, names)
+    return bool(eval(" and ".join(conds) or "True", {**names, "v": value}))
+
+
+def _near_misses(dom: Any, value: Any) -> list[Any]:
+    """Values one slip away from ``value``: each integer one past either end of its range, a
+    sequence one longer (inside, when its next slot holds a value), a dead slot that is not
+    the empty one."""
+    from turnproof.model.schema import ArrayDomain, Leaf, RecordDomain, Seq, SeqDomain
+
+    if isinstance(dom, Leaf):
+        return [dom.lo - 1, dom.hi + 1]
+    if isinstance(dom, RecordDomain):
+        kids = list(dom.fields.values())
+    elif isinstance(dom, ArrayDomain):
+        kids = [dom.elem] * dom.size
+    else:
+        assert isinstance(dom, SeqDomain)
+        n, slots = value
+        out = [Seq(n + 1, slots)]
+        out += [Seq(n, slots[:k] + (v,) + slots[k + 1 :]) for k in range(n, len(slots))
+                for v in _near_misses(dom.elem, dom.empty_slot)]  # fmt: skip
+        out += [Seq(n, slots[:k] + (v,) + slots[k + 1 :]) for k in range(n)
+                for v in _near_misses(dom.elem, slots[k])]  # fmt: skip
+        return out
+    out = []
+    for k, kid in enumerate(kids):
+        for v in _near_misses(kid, value[k]):
+            bent = value[:k] + (v,) + value[k + 1 :]
+            out.append(type(value)(*bent) if hasattr(value, "_fields") else bent)
+    return out
+
+
+def test_the_set_test_of_a_domain_agrees_with_the_slot_by_slot_test() -> None:
+    """Every value of each domain passes both tests, and both give the same answer on values
+    one slip away from it (most of which are outside)."""
+    from typing import NamedTuple
+
+    from turnproof.checks.compiled import _fits_source, domain_size, domain_values
+    from turnproof.model.schema import ArrayDomain, IntRange, RecordDomain, SeqDomain
+
+    class Pair(NamedTuple):
+        a: Any
+        b: Any
+
+    pair = RecordDomain(Pair, {"a": IntRange(0, 2), "b": IntRange(0, 1)})
+    domains = [
+        SeqDomain(IntRange(0, 1), 3),
+        SeqDomain(pair, 2),
+        ArrayDomain(IntRange(0, 3), 2),
+        ArrayDomain(pair, 2),
+        pair,
+    ]
+    for dom in domains:
+        cond, names = _fits_source([(dom, "v")])
+        assert " in _V" in cond
+        values = list(domain_values(dom))
+        outside = 0
+        assert len(values) == len(set(values)) == domain_size(dom)
+        for value in values:
+            assert eval(cond, {**names, "v": value}) and _slot_test(dom, value)
+            for miss in _near_misses(dom, value):
+                inside = eval(cond, {**names, "v": miss})
+                assert inside == _slot_test(dom, miss), (dom, miss)
+                outside += not inside
+        assert outside > len(values), dom
 
 
 def test_the_compiler_says_which_instances_fall_back() -> None:
