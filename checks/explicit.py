@@ -355,13 +355,21 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused (if it was running) for the block: an
     exploration, and the searches over its states and edges, allocate millions of tuples that
     form no cycles, and each collection would walk every object alive (a fifth of the default
-    Magic check's explicit time). What cycles the block leaves are collected after it."""
+    Magic check's explicit time).
+
+    When it resumes, what the block left alive goes to the oldest generation unexamined
+    (``gc.freeze()`` then ``gc.unfreeze()``, two list splices): else the first young
+    collection after the block walks every state it stored, and the next one walks them
+    again as it promotes them (0.5 s each on the benchmark's ``mid``). Cycles the block left
+    are still collected, by the next full collection."""
     paused = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if paused:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
