@@ -121,3 +121,30 @@ def test_progress_is_reported_and_exploration_is_deterministic():
     b = explore(m)
     assert calls and calls[-1] == (a.states, a.states, a.transitions)
     assert a.nodes == b.nodes and list(a.src) == list(b.src) and list(a.act) == list(b.act)
+
+
+def test_the_collector_resumes_after_an_exploration_and_still_collects_its_cycles() -> None:
+    """What the paused block leaves alive goes to the oldest generation unexamined
+    (``gc.freeze`` then ``gc.unfreeze``): nothing stays frozen, and a cycle made in the block
+    is collected once it is garbage."""
+    import gc
+    import weakref
+
+    from turnproof.checks.explicit import collector_paused
+
+    class Node:
+        pass
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # type: ignore[attr-defined]
+        gone = weakref.ref(a)
+        ex = explore(Model(BENCH, CONFIGS["base"][0]), compact=False)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert ex.states == CONFIGS["base"][1]
+    del a, b
+    assert gone() is not None  # a cycle: reference counting alone does not free it
+    gc.collect()
+    assert gone() is None
