@@ -407,36 +407,89 @@ def run_turnproof(
     ``compiled=False``: the interpreted path; ``workers`` and ``compact`` as ``explore()``
     takes them, and ``parallel_from`` when given (the CPU time then includes the worker
     processes'; the peak resident set is the main process's)."""
-    options = json.dumps(
-        {
-            "compiled": compiled,
-            "workers": workers,
-            "compact": compact,
-            "parallel_from": parallel_from,
-        }
-    )
+    way = {"compiled": compiled, "workers": workers, "compact": compact}
+    return run_turnproof_ways(config_name, [{**way, "parallel_from": parallel_from}],
+                              repeats, timeout, progress)[0]  # fmt: skip
+
+
+def run_turnproof_ways(
+    config_name: str,
+    ways: Sequence[Mapping[str, Any]],
+    repeats: int = 3,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`run_turnproof` for each of several ways of exploring (each a mapping of its
+    keyword arguments), the repeats of the ways taking turns (the first way's first repeat,
+    the second's, ..., then the second repeats): a ratio of two ways' medians is then not
+    skewed by the machine slowing down in the middle of the run, as it is when one way's
+    repeats all come before the other's. A way that fails stops being run."""
     _check_name(config_name)
     _check_repeats(repeats)
-    what = config_name if compiled else f"{config_name} (interpreted)"
+    options = [
+        json.dumps(
+            {
+                "compiled": w.get("compiled", True),
+                "workers": w.get("workers", 1),
+                "compact": w.get("compact"),
+                "parallel_from": w.get("parallel_from"),
+            }
+        )
+        for w in ways
+    ]
+    runs: list[list[dict[str, Any]]] = [[] for _ in ways]
+    peak: list[list[int]] = [[] for _ in ways]
+    wall: list[list[float]] = [[] for _ in ways]
+    failed: dict[int, dict[str, Any]] = {}
+    rss_method = ""
+    for k in range(repeats):
+        for n, way in enumerate(ways):
+            if n in failed:
+                continue
+            if progress is not None:
+                progress(f"turnproof {_way_text(config_name, way)}: repeat {k + 1}/{repeats}")
+            cmd = [sys.executable, "-c", _CHILD, config_name, options[n]]
+            m = run_measured(cmd, timeout=timeout)
+            if m.returncode != 0:
+                why = _failure(m, "the exploring child", timeout)
+                failed[n] = _failed("turnproof", config_name, why)
+                continue
+            try:
+                runs[n].append(json.loads(m.stdout.strip().splitlines()[-1]))
+            except (IndexError, ValueError):
+                why = f"no figures from the child: {_tail(m.stdout)}"
+                failed[n] = _failed("turnproof", config_name, why)
+                continue
+            peak[n].append(m.peak_rss_kib)
+            wall[n].append(m.wall_seconds)
+            rss_method = m.rss_method
+    return [
+        failed[n]
+        if n in failed
+        else _turnproof_summary(
+            config_name, way, runs[n], peak[n], wall[n], rss_method
+        )  # fmt: skip
+        for n, way in enumerate(ways)
+    ]
+
+
+def _way_text(config_name: str, way: Mapping[str, Any]) -> str:
+    what = config_name if way.get("compiled", True) else f"{config_name} (interpreted)"
+    workers, compact = way.get("workers", 1), way.get("compact")
     if workers != 1 or compact is not None:
         what += f" ({workers} worker{'s' if workers != 1 else ''}, compact={compact})"
-    runs: list[dict[str, Any]] = []
-    peak: list[int] = []
-    wall: list[float] = []
-    for k in range(repeats):
-        if progress is not None:
-            progress(f"turnproof {what}: repeat {k + 1}/{repeats}")
-        m = run_measured([sys.executable, "-c", _CHILD, config_name, options], timeout=timeout)
-        if m.returncode != 0:
-            return _failed("turnproof", config_name, _failure(m, "the exploring child", timeout))
-        try:
-            runs.append(json.loads(m.stdout.strip().splitlines()[-1]))
-        except (IndexError, ValueError):
-            return _failed(
-                "turnproof", config_name, f"no figures from the child: {_tail(m.stdout)}"
-            )
-        peak.append(m.peak_rss_kib)
-        wall.append(m.wall_seconds)
+    return what
+
+
+def _turnproof_summary(
+    config_name: str,
+    way: Mapping[str, Any],
+    runs: list[dict[str, Any]],
+    peak: list[int],
+    wall: list[float],
+    rss_method: str,
+) -> dict[str, Any]:
+    """The figures of one way's repeats (see :func:`run_turnproof`)."""
     counts = {(r["states"], r["transitions"]) for r in runs}
     if len(counts) != 1:
         return _failed("turnproof", config_name, f"counts differ between repeats: {counts}")
@@ -451,14 +504,14 @@ def run_turnproof(
         seconds=[r["seconds"] for r in runs],
         cpu_seconds=[r["cpu_seconds"] for r in runs],
         peak_kib=peak,
-        rss_method=m.rss_method,
+        rss_method=rss_method,
         timing="explore() only, in a fresh interpreter per repeat "
         "(start-up, imports and model set-up excluded)",
     )
     result["process_wall_seconds"] = wall
-    result["path"] = "compiled" if compiled else "interpreted"
-    result["workers"] = workers
-    result["compact"] = compact
+    result["path"] = "compiled" if way.get("compiled", True) else "interpreted"
+    result["workers"] = way.get("workers", 1)
+    result["compact"] = way.get("compact")
     result["worker_processes"] = max(r["worker_processes"] for r in runs)
     result["sequential_because"] = first["sequential_because"]
     result["rss_before_search_mib"] = max(r["rss_before_search_kib"] for r in runs) / _MIB

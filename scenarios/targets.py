@@ -65,7 +65,7 @@ from turnproof.scenarios.bench import (
     reference_counts,
     run_bench,
     run_measured,
-    run_turnproof,
+    run_turnproof_ways,
 )
 
 #: The targets ``--only`` chooses from, in the order they are run and shown.
@@ -385,10 +385,11 @@ def measure_symbolic(
 def measure_magic(
     repeats: int = 3, timeout: float | None = None, progress: Progress | None = None
 ) -> dict[str, Any]:
-    """The default Magic model explored compiled, then interpreted, ``repeats`` times each in a
-    fresh interpreter, and how many times faster the compiled path ran."""
-    compiled = run_turnproof(MAGIC, repeats, timeout, progress)
-    interpreted = run_turnproof(MAGIC, repeats, timeout, progress, compiled=False)
+    """The default Magic model explored compiled and interpreted, ``repeats`` times each (taking
+    turns) in a fresh interpreter, and how many times faster the compiled path ran."""
+    compiled, interpreted = run_turnproof_ways(
+        MAGIC, [{"compiled": True}, {"compiled": False}], repeats, timeout, progress
+    )
     agree = all(r["ok"] and r["matches_reference"] for r in (compiled, interpreted))
     return {
         "compiled": compiled,
@@ -408,16 +409,16 @@ def measure_cores(
     parallel_from: int | None = None,
 ) -> dict[str, Any]:
     """The compact search of a benchmark configuration in one process and with ``workers``
-    worker processes, ``repeats`` times each in a fresh interpreter
-    (:func:`~turnproof.scenarios.bench.run_turnproof`), and how many times faster the second
-    ran: ``{"one", "many", "workers", "speedup", "cpu_ratio", "counts_agree"}``; ``speedup``
-    (one-process median wall time over the other's) and ``cpu_ratio`` (the same by CPU time,
-    workers included) are ``None`` when either run failed. ``parallel_from``: where the
-    workers take over (``explore()``'s default when ``None``)."""
-    one = run_turnproof(config_name, repeats, timeout, progress, compact=True)
-    many = run_turnproof(
-        config_name, repeats, timeout, progress, workers=workers, compact=True,
-        parallel_from=parallel_from,
+    worker processes, ``repeats`` times each (taking turns) in a fresh interpreter
+    (:func:`~turnproof.scenarios.bench.run_turnproof_ways`), and how many times faster the
+    second ran: ``{"one", "many", "workers", "speedup", "cpu_ratio", "counts_agree"}``;
+    ``speedup`` (one-process median wall time over the other's) and ``cpu_ratio`` (the same by
+    CPU time, workers included) are ``None`` when either run failed. ``parallel_from``: where
+    the workers take over (``explore()``'s default when ``None``)."""
+    one, many = run_turnproof_ways(
+        config_name,
+        [{"compact": True}, {"workers": workers, "compact": True, "parallel_from": parallel_from}],
+        repeats, timeout, progress,
     )  # fmt: skip
     both = one["ok"] and many["ok"]
     return {

@@ -25,6 +25,7 @@ from turnproof.scenarios.bench import (
     run_bench,
     run_spin,
     run_turnproof,
+    run_turnproof_ways,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +116,35 @@ def test_a_run_past_its_time_limit_is_stopped_and_reported() -> None:
     r = run_turnproof("mid", 1, timeout=0.3)
     assert r["available"] is True and r["ok"] is False
     assert r["reason"] == "the exploring child was stopped after the time limit of 0.3 s"
+
+
+def test_the_ways_of_a_comparison_take_turns_and_each_is_summed_up_alone() -> None:
+    """Two ways of exploring ``base``: their repeats alternate (so that a machine slowing down
+    midway weighs on both alike), each way has its own figures, and a way that fails is run no
+    more while the other goes on."""
+    said: list[str] = []
+    plain, compact = run_turnproof_ways(
+        "base", [{"compact": False}, {"compact": True}], 2, progress=said.append
+    )
+    assert said == [
+        "turnproof base (1 worker, compact=False): repeat 1/2",
+        "turnproof base (1 worker, compact=True): repeat 1/2",
+        "turnproof base (1 worker, compact=False): repeat 2/2",
+        "turnproof base (1 worker, compact=True): repeat 2/2",
+    ]
+    for r, way in ((plain, False), (compact, True)):
+        assert r["ok"] and r["matches_reference"] and r["compact"] is way
+        assert (r["states"], r["edges"]) == (5_017, 9_133 - 1)
+        assert len(r["seconds"]) == len(r["cpu_seconds"]) == 2
+    said.clear()
+    broken, fine = run_turnproof_ways("base", [{"workers": 0}, {}], 2, progress=said.append)
+    assert not broken["ok"] and "workers must be a whole number of at least 1" in broken["reason"]
+    assert fine["ok"] and fine["states"] == 5_017 and len(fine["seconds"]) == 2
+    assert said == [
+        "turnproof base (0 workers, compact=None): repeat 1/2",
+        "turnproof base: repeat 1/2",
+        "turnproof base: repeat 2/2",
+    ]
 
 
 def test_generator_is_found_from_the_argument_then_the_environment(
