@@ -69,7 +69,6 @@ import math
 import os
 import random
 import re
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -77,6 +76,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import platformdirs
+from turnproof.checks.cachefiles import write_whole
 from turnproof.checks.results import LoopExit, Trace, TraceStep, Verdict
 from turnproof.model.errors import TurnproofError
 
@@ -600,15 +600,8 @@ def _load(folder: str, key: str) -> ComboResult | None:
 def _store(folder: str, key: str, result: ComboResult) -> None:
     if not folder:
         return
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(result_to_json(result), fh)
-        os.replace(tmp, os.path.join(folder, f"{key}.json"))
-    except OSError:
-        with contextlib.suppress(OSError, UnboundLocalError):
-            os.unlink(tmp)
+    data = result_to_json(result)
+    write_whole(folder, f"{key}.json", lambda f: json.dump(data, f))
 
 
 # -- the search --------------------------------------------------------------------------------

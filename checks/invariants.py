@@ -40,7 +40,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +49,7 @@ import numpy as np
 import platformdirs
 import z3
 from turnproof.checks.bmc import Deadline, finite_solver
+from turnproof.checks.cachefiles import write_whole
 from turnproof.checks.explicit import dispatch_table, interpreted_expand
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.errors import BoundsError, SchemaError
@@ -767,15 +767,9 @@ def _load(key: str) -> tuple[list[Candidate], int] | None:
 
 
 def _store(key: str, conjuncts: Iterable[Candidate], rounds: int) -> None:
-    folder = cache_dir()
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump({"conjuncts": [c.as_json() for c in conjuncts], "rounds": rounds}, f)
-        os.replace(tmp, os.path.join(folder, f"{key}.json"))
-    except OSError:
-        pass  # no cache: the invariant is computed again next time
+    # No cache: the invariant is computed again next time.
+    data = {"conjuncts": [c.as_json() for c in conjuncts], "rounds": rounds}
+    write_whole(cache_dir(), f"{key}.json", lambda f: json.dump(data, f))
 
 
 def columns(
@@ -867,16 +861,11 @@ def _store_columns(name: str, got: Sequence[bytes]) -> None:
     """Keep the seeds (compressed, written whole: a temporary file, then a rename)."""
     if not got or any(len(c) != len(got[0]) for c in got):
         return
-    folder = cache_dir()
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            table = np.frombuffer(b"".join(got), dtype=np.uint8).reshape(len(got), -1)
-            np.savez_compressed(f, columns=table)
-        os.replace(tmp, os.path.join(folder, f"{name}.npz"))
-    except OSError:
-        pass  # no cache: the states are sampled again next time
+    # No cache: the states are sampled again next time.
+    table = np.frombuffer(b"".join(got), dtype=np.uint8).reshape(len(got), -1)
+    write_whole(
+        cache_dir(), f"{name}.npz", lambda f: np.savez_compressed(f, columns=table), binary=True
+    )
 
 
 #: States sampled from each model of :func:`low_ends`.

@@ -34,11 +34,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
 import z3
+from turnproof.checks.cachefiles import write_whole
 from turnproof.checks.invariants import _where, cache_dir
 from turnproof.checks.symbolic import Encoding
 from turnproof.model.properties import Property
@@ -117,15 +117,7 @@ def load(name: str) -> dict[str, Any] | None:
 
 def store(name: str, entry: dict[str, Any]) -> None:
     """Write the entry whole (a temporary file, then a rename); no cache folder, no entry."""
-    folder = cache_dir()
-    try:
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(entry, f)
-        os.replace(tmp, os.path.join(folder, f"{name}.json"))
-    except OSError:
-        pass
+    write_whole(cache_dir(), f"{name}.json", lambda f: json.dump(entry, f))
 
 
 def ranking_entry(proof: Any) -> dict[str, Any]:

@@ -324,3 +324,34 @@ def test_a_ranking_is_checked_again_not_searched_for(
     again = prove()  # a search again (in one process, it may find another ranking)
     assert isinstance(again, ranking.Proof) and again.components
     assert all(any(c != 0 for c in coeffs) for coeffs, _ in again.components)
+
+
+def test_a_cache_file_is_written_whole_or_not_at_all(tmp_path: Any) -> None:
+    """The helper every cache writes with: a write that fails midway leaves neither the file
+    nor its temporary one (a full disk is an ``OSError``: answered ``False``; another error is
+    raised), and a folder that cannot be made is answered ``False``."""
+    import os
+
+    from turnproof.checks.cachefiles import write_whole
+
+    folder = str(tmp_path / "cache")
+    assert write_whole(folder, "a.json", lambda f: json.dump({"x": 1}, f))
+    assert json.loads((tmp_path / "cache" / "a.json").read_text()) == {"x": 1}
+    assert write_whole(folder, "b.npz", lambda f: f.write(b"\x00\x01"), binary=True)
+    assert (tmp_path / "cache" / "b.npz").read_bytes() == b"\x00\x01"
+
+    def full_disk(f: Any) -> None:
+        f.write("{half")
+        raise OSError(28, "No space left on device")
+
+    def broken(f: Any) -> None:
+        f.write("{half")
+        raise TypeError("not serialisable")
+
+    assert not write_whole(folder, "c.json", full_disk)
+    with pytest.raises(TypeError):
+        write_whole(folder, "d.json", broken)
+    assert sorted(os.listdir(folder)) == ["a.json", "b.npz"]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert not write_whole(str(blocked / "sub"), "e.json", lambda f: f.write("{}"))
