@@ -61,8 +61,10 @@ PROGRESS_EVERY = 4096
 AUTO_COMPACT_STATES = 1_000_000
 
 #: With more than one worker (see :func:`explore`), the states found before worker processes
-#: take over the expanding: a smaller search starts no process at all.
-PARALLEL_FROM = 65_536
+#: take over the expanding: a smaller search starts no process at all. Until then one core
+#: works alone: on the benchmark's ``L`` with two workers, 65,536 took 16.3 and 15.7 s, 8,192
+#: 15.3 and 15.4 s (paired runs).
+PARALLEL_FROM = 8_192
 
 #: The most nodes a worker expands at a time: a quarter of a batch, so that the nodes found
 #: in one batch are sent on while the workers still expand the batch before.

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from turnproof.checks.explicit import Limits, explore, find_inconsistencies
+from turnproof.checks.explicit import PARALLEL_FROM, Limits, explore, find_inconsistencies
 from turnproof.checks.explicit import Progress as ProgressCallback
 from turnproof.checks.explicit import check_properties as explicit_check
 from turnproof.checks.graphs import neighbourhood, state_graph
@@ -475,7 +475,7 @@ def _workers_option(fn: F) -> F:
         show_default=True,
         metavar="N",
         help="Let N worker processes expand the explicit engine's states (past its first "
-        "65,536 states; a smaller search starts none). This process still numbers every "
+        f"{PARALLEL_FROM:,} states; a smaller search starts none). This process still numbers every "
         "state in the same order, so states, traces and verdicts are identical whatever N is.",
     )(fn)
 

@@ -88,16 +88,16 @@ def test_cores_on_a_small_config_says_the_workers_did_not_take_part() -> None:
     assert (one["workers"], many["workers"], one["compact"], many["compact"]) == (1, 2, True, True)
     # base has fewer states than the parallel search starts at: the row says so, unjudged.
     assert many["worker_processes"] == 0
-    assert many["sequential_because"] == "fewer than 65,536 states: too few to share out"
+    assert many["sequential_because"] == "fewer than 8,192 states: too few to share out"
     (row,) = result["rows"]
     assert row["row"] == "cores" and row["met"] is None and row["status"] == "not judged"
     assert row["now"] == (
-        "2 workers asked for, none took part: fewer than 65,536 states: too few to share out "
+        "2 workers asked for, none took part: fewer than 8,192 states: too few to share out "
         "[on base, not L]"
     )
     text = format_targets(result)
     assert "base, the compact search in one process and with 2 worker processes:" in text
-    assert "the 2-worker run stayed in one process: fewer than 65,536 states" in text
+    assert "the 2-worker run stayed in one process: fewer than 8,192 states" in text
 
 
 def test_an_exploring_child_with_workers_counts_their_cpu_time() -> None:

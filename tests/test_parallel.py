@@ -293,7 +293,7 @@ def test_an_interrupt_stops_the_workers() -> None:
 def test_a_small_model_starts_no_process_and_says_why() -> None:
     ex = explore(Model(BENCH, CONFIGS["base"][0]), workers=2)  # 5,017 states
     assert ex.worker_processes == 0 and ex.complete
-    assert ex.sequential_because == "fewer than 65,536 states: too few to share out"
+    assert ex.sequential_because == "fewer than 8,192 states: too few to share out"
     assert no_workers_left()
 
 
@@ -370,7 +370,7 @@ def test_check_with_two_workers_gives_the_same_report() -> None:
             "states": 5_017,
             "workers": 2,
             "worker_processes": 0,
-            "sequential_because": "fewer than 65,536 states: too few to share out",
+            "sequential_because": "fewer than 8,192 states: too few to share out",
             "workers_lost": [],
         }
     ]
@@ -378,7 +378,7 @@ def test_check_with_two_workers_gives_the_same_report() -> None:
     jsonschema.validate(json.loads(two.stdout), json.loads(SCHEMA_FILE.read_text("utf-8")))
     text = CliRunner().invoke(cli.cli, [*args[:-3], "--explore-workers", "2"]).stdout
     assert (
-        "explicit search: in this process, though 2 were asked for: fewer than 65,536 states: "
+        "explicit search: in this process, though 2 were asked for: fewer than 8,192 states: "
         "too few to share out\n"
     ) in text
     help_text = " ".join(CliRunner().invoke(cli.cli, ["check", "--help"]).stdout.split())
