@@ -323,3 +323,13 @@ def test_a_process_waits_for_the_one_that_holds_an_entry_and_no_longer_than_its_
         held.release()
     with invariants._cache_lock("k", 0.05) as taken:
         assert taken
+
+
+def test_the_solver_parameters_the_fixed_point_sets_are_known_to_z3() -> None:
+    """``Solver.set`` takes an unknown name without a word: a parameter renamed by a later Z3
+    would silently stop applying (``compact``: reading a model there cost 4 times as much)."""
+    import z3
+
+    descrs = z3.Solver().param_descrs()
+    names = {descrs.get_name(i) for i in range(descrs.size())}
+    assert {"compact", "relevancy"} <= names  # smt.relevancy is the smt module's relevancy
