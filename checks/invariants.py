@@ -793,7 +793,10 @@ def columns(
     width = len(model.schema.leaves()) + len(monitors)
     stamp = f"{GENERATOR}|{MAX_SAMPLES}|{LOW_END_SAMPLES}|{key}"
     name = "seeds-" + hashlib.sha256(stamp.encode()).hexdigest()[:24]
-    with _seeding(name):
+    # Under the seeds' lock, so that a worker process that needs the same seeds waits and reads
+    # them back (sampling them takes seconds: nine explorations on the default Magic model);
+    # past SEEDING_WAIT_S, or without a writable cache folder, without it.
+    with _cache_lock(name, SEEDING_WAIT_S):
         got = _load_columns(name, width)
         if got is None:
             got = sample_columns(model, monitors=monitors)
@@ -814,16 +817,6 @@ def columns(
 #: Seconds a process waits for another that samples the same states before it samples them
 #: itself.
 SEEDING_WAIT_S = 300.0
-
-
-@contextlib.contextmanager
-def _seeding(name: str) -> Iterator[None]:
-    """Hold the lock of the seeds ``name`` while they are read or sampled: a worker process
-    that needs the same seeds waits and reads them back (sampling them takes seconds: nine
-    explorations on the default Magic model). Past :data:`SEEDING_WAIT_S`, or without a
-    writable cache folder, no lock."""
-    with _cache_lock(name, SEEDING_WAIT_S):
-        yield
 
 
 @contextlib.contextmanager

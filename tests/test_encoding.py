@@ -145,10 +145,10 @@ class _Tally(State):
     seen: Any
 
 
-def _tally(step: int) -> RuleSet:
+def _tally(step: int, item_hi: int = 4) -> RuleSet:
     """A counter with a domain of 0..4 whose rule adds ``step`` (no x.within), and a stack of
-    the values it passed."""
-    stack = SeqDomain(IntRange(0, 4), 2)
+    the values it passed, whose items range over 0..``item_hi``."""
+    stack = SeqDomain(IntRange(0, item_hi), 2)
 
     @rule("T 1", "count")
     def count(s: Any, x: Any, b: Any) -> Any:
