@@ -199,7 +199,11 @@ def test_a_failed_measurement_makes_the_exit_code_1() -> None:
     assert "exit code 1:" in format_targets(result)
 
 
-@pytest.mark.slow
+#: The deep tier's: 25 to 35 s, most of it the interpreted path on the whole default Magic model.
+#: In CI's tier, the compiled path's count is pinned by test_symbolic_workers, both paths'
+#: successors are compared by test_compiled, and this target's row is measured, on small
+#: configurations, by the test above.
+@pytest.mark.deep
 def test_the_magic_model_explores_to_its_count_on_both_paths() -> None:
     magic = measure_magic(repeats=1)
     for path in ("compiled", "interpreted"):
