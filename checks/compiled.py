@@ -38,6 +38,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from types import MethodType
 from typing import Any
 
 from turnproof.model.ops import BoundReached, ConcreteOps, Disabled
@@ -94,6 +95,43 @@ def empty_of(shape: Shape) -> Any:
     make = getattr(cls, "_make", None)
     zeros = (0,) * len(kids)
     return make(zeros) if make is not None else tuple(zeros)
+
+
+def _typing_code(shape: Shape, var: str, consts: dict[str, Any]) -> str | None:
+    """Source that gives the value ``var`` of this shape (plain tuples, or already typed) its
+    types back; ``None`` when it has none to give (a scalar, a tuple of scalars)."""
+    if shape is None:
+        return None
+    cls, kids = shape
+    parts = [_typing_code(k, f"{var}[{i}]", consts) for i, k in enumerate(kids)]
+    if cls is tuple and not any(parts):
+        return None
+    inner = ", ".join(p or f"{var}[{i}]" for i, p in enumerate(parts))
+    if cls is tuple:
+        return f"({inner},)"
+    name = f"_C{len(consts)}"
+    consts[name] = cls
+    return f"_new({name}, ({inner},))"
+
+
+def state_typing(schema: Any) -> Callable[[Any], State]:
+    """The function that gives a state made of plain tuples (see :func:`fused_search`) the
+    schema's types: its state class, records and sequences, as the interpreted rules make
+    them. A typed state is given back equal, of the same types."""
+    consts: dict[str, Any] = {"_new": tuple.__new__}
+    shapes = [domain_shape(d) for d in schema.domains.values()]
+    fields = [_typing_code(sh, f"f{i}", consts) or f"f{i}" for i, sh in enumerate(shapes)]
+    consts["_S"] = schema.state_cls
+    source = "\n".join(
+        [
+            "def typed(s):",
+            "    " + ", ".join(f"f{i}" for i in range(len(shapes))) + ", = s",
+            f"    return _new(_S, ({', '.join(fields)},))",
+        ]
+    )
+    exec(compile(source, "<turnproof state typing>", "exec"), consts)  # noqa: S102
+    typed: Callable[[Any], State] = consts["typed"]
+    return typed
 
 
 class _Block:
@@ -891,7 +929,17 @@ class Compiled:
     namespace: dict[str, Any] = field(default_factory=dict)
     #: The schema's domains, by field index (the domain tests of :func:`fused_search`).
     domains: list[Domain] = field(default_factory=list)
+    #: Whether the generated code reads its structured values by position only: no operation
+    #: of :class:`~turnproof.model.ops.ConcreteOps` is called on them, which reads a sequence's
+    #: fields by name (see :func:`fused_search`).
+    by_position: bool = False
+    #: The schema's types given back to a state made of plain tuples (:func:`state_typing`).
+    typed: Callable[[Any], State] = field(default=lambda s: s, repr=False)
     _searches: dict[bool, Any] = field(default_factory=dict, repr=False)
+
+    def plain(self, monitors: bool) -> bool:
+        """Whether :func:`fused_search` makes plain tuples (see there)."""
+        return self.by_position and not monitors
 
     @property
     def fell_back(self) -> int:
@@ -1105,6 +1153,9 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
         expand = fns
     else:
         expand = EveryKey(fns[None])
+    by_position = not any(
+        isinstance(v, MethodType) and v.__self__ is _CONCRETE for v in consts.values()
+    )
     everything = set(range(nf))
     tested = [
         everything if a.index in fallbacks else changed.get(a.index, set()) for a in model.actions
@@ -1120,6 +1171,8 @@ def compile_model(model: Model, table: Mapping[Any, Sequence[Any]], field_index:
         fits_fields=tested,
         namespace=consts,
         domains=domains,
+        by_position=by_position,
+        typed=state_typing(schema),
     )
 
 
@@ -1152,6 +1205,27 @@ class Halted(Exception):
         self.i, self.ai, self.t = i, ai, t
 
 
+_FALLBACK_CALL = re.compile(r"\b(_fn[0-9]+_[0-9]+|_term)\(s, _x, _b\)")
+
+
+def _untyped(line: str) -> str:
+    """``line`` with every ``_new(_kN, (...))`` (a tuple of a class: state, record, sequence)
+    made the plain tuple ``(...)``. The second argument is always a tuple display."""
+    out: list[str] = []
+    at = 0
+    while (start := line.find("_new(", at)) >= 0:
+        out.append(line[at:start])
+        inner = line.index(", ", start) + 2
+        depth, end = 1, start + len("_new(")
+        while depth:
+            depth += {"(": 1, ")": -1}.get(line[end], 0)
+            end += 1
+        out.append(_untyped(line[inner : end - 1]))
+        at = end
+    out.append(line[at:])
+    return "".join(out)
+
+
 def _fused_lines(comp: Compiled, monitors: bool) -> tuple[list[str], dict[str, Any]]:
     """The expand functions of ``comp.source`` rewritten to intern their successors where
     they make them: each takes ``(s, m, i, _n)`` (``m``: the monitor values, only with
@@ -1161,7 +1235,10 @@ def _fused_lines(comp: Compiled, monitors: bool) -> tuple[list[str], dict[str, A
     names: dict[str, Any] = {}
     lines: list[str] = []
     node = "_t0" if monitors else "_t"
+    plain = comp.plain(monitors)
     for ln in comp.source.splitlines():
+        if plain:
+            ln = _FALLBACK_CALL.sub(r"\1(_typed(s), _x, _b)", _untyped(ln))
         head = ln.strip()
         if ln.startswith("def expand"):
             lines.append(ln.replace("(s):", "(s, m, i, _n):" if monitors else "(s, i, _n):"))
@@ -1215,7 +1292,14 @@ def fused_search(comp: Compiled, monitors: bool) -> Callable[..., Callable[[int,
     pair a successor: the same states, ids, edges, parents and cuts, in the same order
     (``updates``: the monitors' compiled updates by rule instance, with ``monitors``; a node is
     then a ``(state, monitor values)`` pair). It raises :class:`Halted` where that loop stops
-    inside a node: a successor out of the domains, or the state limit ``cap``."""
+    inside a node: a successor out of the domains, or the state limit ``cap``.
+
+    Without monitors, where the generated code reads structured values by position only
+    (:meth:`Compiled.plain`), the successors are plain tuples, records and sequences too: a
+    state class's tuple costs a second allocation and a call for each successor, most of them
+    states already known. They hash and compare as the typed states do, so the ids are the
+    same; an instance left interpreted is given its state typed (``comp.typed``), and the
+    exploration gives the nodes their types back when they are read."""
     made = comp._searches.get(monitors)
     if made is not None:
         return made
@@ -1248,7 +1332,7 @@ def fused_search(comp: Compiled, monitors: bool) -> Callable[..., Callable[[int,
         ]
     )
     namespace = {**comp.namespace, **names, "_Halted": Halted, "_keys": keys,
-                 "_fi": comp.field_index}  # fmt: skip
+                 "_fi": comp.field_index, "_typed": comp.typed}  # fmt: skip
     exec(compile(source, "<turnproof compiled search>", "exec"), namespace)  # noqa: S102
     made = namespace["make"]
     comp._searches[monitors] = made

@@ -22,7 +22,7 @@ tests compare both on every built-in rule set and shipped scenario.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from turnproof.checks.compiled import (
     _val,
     domain_shape,
     peephole,
+    state_typing,
 )
 from turnproof.model.rules import Model
 
@@ -179,7 +180,8 @@ def compile_state_checks(
             lines, value = tracer.trace(lambda em, s, x, m, pred=pred: pred(s, x, model.bounds, m))
         except NotTraceable as exc:
             fn = mod.const(f"_p{k}", pred)
-            lines, value = [], f"({fn}(s, _x, {b}, m))"
+            ty = mod.const("_typed", state_typing(model.schema))
+            lines, value = [], f"({fn}({ty}(s), _x, {b}, m))"
             mod.fallbacks.append(f"{getattr(pred, '__name__', pred)}: {exc}")
         if isinstance(value, str):
             value = f"not ({value})" if negate else f"({value})"
@@ -203,6 +205,7 @@ def compile_step_checks(
     mod = _Module()
     b = mod.const("_b", model.bounds)
     shapes = _shapes(model)
+    typed = state_typing(model.schema)
     names: list[str | None] = []
     rules = model.ruleset.rules
     for n, rule in enumerate(rules):
@@ -218,7 +221,8 @@ def compile_step_checks(
                 )
             except NotTraceable as exc:
                 fn = mod.const(f"_p{k}", pred)
-                lines, value = [], f"{fn}(s, t, {rname}, _x, {b}, m)"
+                ty = mod.const("_typed", typed)
+                lines, value = [], f"{fn}({ty}(s), {ty}(t), {rname}, _x, {b}, m)"
                 mod.fallbacks.append(f"{getattr(pred, '__name__', pred)} on {rule.name}: {exc}")
             checks.append((lines, f"not ({value})" if isinstance(value, str) else not value, k))
         header = [
@@ -249,11 +253,22 @@ def first_states(
     hits, fallbacks = compile_state_checks(ex.model, preds, mcls)
     if hits is None:
         return first, fallbacks
-    for i, (s, m) in enumerate(ex.iter_states()):
+    for i, (s, m) in enumerate(_states_as_made(ex)):
         found = hits(s, m)
         if found and not first.note(found, i):
             break
     return first, fallbacks
+
+
+def _states_as_made(ex: Any) -> Iterator[tuple[Any, Any]]:
+    """Each node's state and monitor values, in id order, as the search made them: the
+    compiled checks read states by position, so the plain tuples of a fused search are read
+    untyped (:class:`~turnproof.checks.explicit.TypedNodes`; a check left interpreted types
+    its state itself)."""
+    raw = getattr(ex.nodes, "raw", None)
+    if raw is None or ex.monitors:
+        return ex.iter_states()
+    return ((s, None) for s in raw)
 
 
 class _Firsts(list[int | None]):
@@ -284,8 +299,9 @@ def first_edges(ex: Any, preds: Sequence[StepPred]) -> tuple[list[int | None], l
     if not any(fns):
         return first, fallbacks
     src, dst, act = ex.src, ex.dst, ex.act
-    state = ex.state
-    sources = ex.iter_states()
+    raw = getattr(ex.nodes, "raw", None)
+    state = ex.state if raw is None else raw.__getitem__
+    sources = _states_as_made(ex)
     at, s, m = -1, None, None
     for e in range(ex.transitions):
         fn = fns[act[e]]

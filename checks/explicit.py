@@ -130,7 +130,7 @@ class Exploration:
     def iter_nodes(self, start: int = 0) -> Iterator[Any]:
         """The nodes from id ``start`` on, in id order (decoded a block at a time)."""
         nodes = self.nodes
-        if isinstance(nodes, EncodedNodes):
+        if isinstance(nodes, EncodedNodes | TypedNodes):
             yield from nodes.iter_from(start)
         else:
             yield from nodes[start:]
@@ -520,8 +520,10 @@ def _explore(
     add_src, add_dst, add_act = src.append, dst.append, act.append
     complete, reason = hit is None, "" if hit is None else "stopped at the state searched for"
     i = 0
+    plain = False
     if compiled and stop is None and fused:
         comp = compiled_for(model)
+        plain = comp.plain(bool(mons))
         run = fused_search(comp, bool(mons))(
             nodes, index, src, dst, act, parent, cuts, cut_nodes, state_cap, updates
         )
@@ -536,7 +538,8 @@ def _explore(
             except Halted as h:
                 i = h.i  # not fully expanded
                 if h.ai >= 0:
-                    raise out_of_domain(model, nodes, parent, src, act, i, h.ai, h.t) from None
+                    bad = comp.typed(h.t) if plain else h.t
+                    raise out_of_domain(model, nodes, parent, src, act, i, h.ai, bad) from None
                 complete, reason = False, f"state limit of {max_states} states reached"
                 break
     while complete and i < len(nodes):
@@ -588,7 +591,7 @@ def _explore(
     return Exploration(
         model=model,
         monitors=mons,
-        nodes=nodes,
+        nodes=TypedNodes(nodes, comp.typed) if plain else nodes,
         src=src,
         dst=dst,
         act=act,
@@ -619,6 +622,43 @@ def codec_for(model: Model, monitors: tuple[Any, ...] = ()) -> Codec:
         codec = Codec(model.schema, monitors, mcls)
         by_mons[key] = codec
     return codec
+
+
+class TypedNodes(Sequence[Any]):
+    """The nodes of a tuple search whose successors were made as plain tuples (see
+    :func:`~turnproof.checks.compiled.fused_search`): read-only, given the schema's types when
+    read. ``raw`` holds them as they were interned."""
+
+    def __init__(self, raw: list[Any], typed: Callable[[Any], Any]) -> None:
+        self.raw = raw
+        self.typed = typed
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.typed(s) for s in self.raw[i]]
+        return self.typed(self.raw[i])
+
+    def iter_from(self, start: int = 0) -> Iterator[Any]:
+        typed, raw = self.typed, self.raw
+        for i in range(start, len(raw)):
+            yield typed(raw[i])
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.iter_from(0)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TypedNodes):
+            return self.raw == other.raw
+        if isinstance(other, list):
+            return self.raw == other
+        if not isinstance(other, Sequence) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self.raw, other))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class EncodedNodes(Sequence[Any]):

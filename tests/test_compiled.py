@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 from tiers import tier
+from turnproof.checks import explicit
 from turnproof.checks.compiled import NotTraceable, Sym, compile_model, fused_search
 from turnproof.checks.explicit import (
     Limits,
+    TypedNodes,
     _explore,
     compiled_for,
     dispatch_table,
@@ -294,6 +296,44 @@ def test_the_compiler_says_which_instances_fall_back() -> None:
     want = comp.expand[s[field_index]](s)
     assert [(ai, nodes[j]) for ai, j in zip(act, dst)] == [p for p in want if p[0] >= 0]
     assert list(src) == [0] * len(want) and dst[0] == 0  # the fallback's successor is s
+
+
+def test_plain_successors_are_typed_where_an_interpreted_rule_reads_them() -> None:
+    """On a model whose generated code reads structured values by position (the bench), the
+    fused search makes plain tuples; an instance left interpreted still gets its state typed
+    (it reads fields by name), and the nodes are read typed: the interpreted path's
+    exploration, classes included."""
+    model = Model(BENCH, {"turns": 1})
+    field_index, table = dispatch_table(model)
+    comp0 = compile_model(model, table, field_index)
+    assert comp0.by_position and comp0.plain(False) and not comp0.plain(True)
+    a = next(a for a in model.actions if a.rule.name == "resolve")
+    _, rule, fn = next(e for e in table[next(iter(table))] if e[0] == a.index)
+
+    def by_name(s: Any, x: Any, b: Any) -> Any:
+        if s.stk.length >= 0:  # a Python condition on a state value: not traceable
+            return fn(s, x, b)
+        raise AssertionError("unreachable")
+
+    patched = {
+        k: [(ai, r, by_name if ai == a.index else f) for ai, r, f in acts]
+        for k, acts in table.items()
+    }
+    comp = compile_model(model, patched, field_index)
+    assert a.index in comp.fallbacks and comp.plain(False)
+    explicit._COMPILED[model] = comp
+    try:
+        got = explore(model, compact=False)
+    finally:
+        del explicit._COMPILED[model]
+    assert isinstance(got.nodes, TypedNodes) and got.states > 100
+    assert got.act.count(a.index) > 0  # the interpreted instance fired on plain nodes
+    _same(explore(model, compiled=False, compact=False), got)
+    # Read in any way, the nodes have the schema's types.
+    raw = got.nodes.raw  # type: ignore[attr-defined]
+    assert any(type(s) is tuple for s in raw)
+    assert [repr(s) for s in got.iter_nodes(3)] == [repr(s) for s in got.nodes[3:]]
+    assert type(got.state(7)) is type(raw[0]) and got.nodes == raw
 
 
 def test_no_built_in_rule_instance_falls_back() -> None:

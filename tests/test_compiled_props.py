@@ -96,6 +96,12 @@ def _python_if(s: Any, x: Any, b: Any, m: Any) -> Any:
     return s.turn == 0
 
 
+def _python_if_step(s: Any, t: Any, r: Any, x: Any, b: Any, m: Any) -> Any:
+    if t.stk.length > s.stk.length:  # by name, in a Python condition: left interpreted
+        return r.name != "activate"  # fails on the first activation
+    return True
+
+
 def test_a_claim_about_one_rule_costs_nothing_on_the_others_and_python_ifs_fall_back() -> None:
     model = Model(BENCH, SMALL["bench"])
     claim = step("one-rule", "only pass_first is constrained", _looks_at_the_rule)
@@ -108,6 +114,14 @@ def test_a_claim_about_one_rule_costs_nothing_on_the_others_and_python_ifs_fall_
     fast = Searches.compiled(ex, [odd])
     assert fast.fallbacks and "a Python condition on a state value" in fast.fallbacks[0]
     assert fast.state(odd.pred, negate=True) == Searches(ex).state(odd.pred, negate=True)
+    # The bench's search makes plain tuples (its nodes are typed when read): a predicate left
+    # interpreted is given typed states, on the states and on the edges.
+    assert type(ex.nodes).__name__ == "TypedNodes"
+    odd_step = step("python-if-step", "a step claim with a Python if", _python_if_step)
+    fast = Searches.compiled(ex, [odd_step])
+    assert fast.fallbacks and "a Python condition on a state value" in fast.fallbacks[0]
+    found = fast.failing_edge(odd_step.pred)
+    assert found is not None and found == Searches(ex).failing_edge(odd_step.pred)
 
 
 def assert_same_product(model: Model, props: list[Property]) -> int:
