@@ -782,8 +782,9 @@ class EmitOps:
         param = em.fresh("_i")
         k = self._pred(keep, em.structure(param, elem))
         body = em.cond(k) if isinstance(k, Sym) else repr(bool(k))
-        fn = em.const(_CONCRETE.seq_filter)
-        return em.expr(f"{fn}({em.code(seq)}, lambda {param}: {body})", shape_of(seq))
+        fn, empty = em.const(_filtered), em.code(empty_of(elem))
+        made = f"{fn}({em.code(seq)}, lambda {param}: {body}, {empty})"
+        return em.expr(f"_new({em.const(type(seq))}, {made})", shape_of(seq))
 
     def _unrolled(self, seq: Any, pred: Callable[[Any], Any]) -> tuple[Any, list[Any]]:
         length, slots, _ = self._seq_parts(seq)
@@ -825,6 +826,14 @@ class EmitOps:
 
 
 _CONCRETE = ConcreteOps()
+
+
+def _filtered(seq: Any, keep: Callable[[Any], Any], empty: Any) -> tuple[int, tuple[Any, ...]]:
+    """``ConcreteOps.seq_filter`` by position, as a plain pair (length, slots): the generated
+    code gives it its class (see :func:`_untyped`)."""
+    slots = seq[1]
+    kept = tuple(item for item in slots[: seq[0]] if keep(item))
+    return len(kept), kept + (empty,) * (len(slots) - len(kept))
 
 
 #: The most values a structured domain may have for a value's membership to be tested in the
@@ -1209,8 +1218,8 @@ _FALLBACK_CALL = re.compile(r"\b(_fn[0-9]+_[0-9]+|_term)\(s, _x, _b\)")
 
 
 def _untyped(line: str) -> str:
-    """``line`` with every ``_new(_kN, (...))`` (a tuple of a class: state, record, sequence)
-    made the plain tuple ``(...)``. The second argument is always a tuple display."""
+    """``line`` with every ``_new(_kN, x)`` (a tuple of a class: state, record, sequence) made
+    the plain tuple ``x`` (a tuple display, or a call that gives a plain tuple)."""
     out: list[str] = []
     at = 0
     while (start := line.find("_new(", at)) >= 0:

@@ -271,6 +271,17 @@ def _states_as_made(ex: Any) -> Iterator[tuple[Any, Any]]:
     return ((s, None) for s in raw)
 
 
+def states_where(ex: Any, pred: StatePred) -> tuple[list[int], list[str]]:
+    """Every node whose state satisfies ``pred``, in id order: one pass, the predicate
+    compiled (a termination check's region). Also the sentences saying whether it stays
+    interpreted."""
+    mcls = type(ex.monitor_values(0)) if ex.monitors and ex.states else None
+    hits, fallbacks = compile_state_checks(ex.model, [(pred, False)], mcls)
+    if hits is None:
+        return [], fallbacks
+    return [i for i, (s, m) in enumerate(_states_as_made(ex)) if hits(s, m)], fallbacks
+
+
 class _Firsts(list[int | None]):
     """The first hit of each predicate, as hits come in order: :meth:`note` says whether any
     predicate is still without one."""

@@ -1255,6 +1255,7 @@ class Searches:
         self._states: dict[tuple[int, bool], int | None] = {}
         self._edges: dict[int, int | None] = {}
         self.fallbacks: list[str] = []
+        self._by_compiled = False
 
     @classmethod
     def compiled(cls, ex: Exploration, props: Sequence[Property]) -> Searches:
@@ -1279,7 +1280,20 @@ class Searches:
         edges, more = first_edges(ex, [steps[k] for k in step_keys])
         found._edges.update(zip(step_keys, edges))
         found.fallbacks = notes + more
+        found._by_compiled = True
         return found
+
+    def region(self, pred: Callable[..., Any]) -> list[int]:
+        """Every node whose state satisfies ``pred``, in id order (compiled, when these
+        searches are: :func:`~turnproof.checks.compiled_props.states_where`)."""
+        if self._by_compiled:
+            from turnproof.checks.compiled_props import states_where
+
+            region, notes = states_where(self.ex, pred)
+            self.fallbacks += [n for n in notes if n not in self.fallbacks]
+            return region
+        x, b = ConcreteOps(), self.ex.model.bounds
+        return [i for i, (s, m) in enumerate(self.ex.iter_states()) if pred(s, x, b, m)]
 
     def state(self, pred: Callable[..., Any], negate: bool = False) -> int | None:
         """The first node whose state satisfies ``pred`` (fails it, with ``negate``)."""
@@ -1411,8 +1425,7 @@ def check_terminates(
 ) -> PropertyResult:
     """No cycle inside the region: strongly connected components of the region's subgraph."""
     assert prop.pred is not None
-    x, b = ConcreteOps(), ex.model.bounds
-    region = [i for i, (s, m) in enumerate(ex.iter_states()) if prop.pred(s, x, b, m)]
+    region = (found or Searches(ex)).region(prop.pred)
     inside = set(region)
     g = nx.DiGraph()
     g.add_nodes_from(region)

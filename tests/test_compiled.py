@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from tiers import tier
 from turnproof.checks import explicit
-from turnproof.checks.compiled import NotTraceable, Sym, compile_model, fused_search
+from turnproof.checks.compiled import NotTraceable, Sym, _filtered, compile_model, fused_search
 from turnproof.checks.explicit import (
     Limits,
     TypedNodes,
@@ -340,6 +340,11 @@ def test_no_built_in_rule_instance_falls_back() -> None:
     for name, rs in RULESETS.items():
         comp = compiled_for(Model(rs, SMALL[name]))
         assert comp.fallbacks == {}, name
+        # ... and the code reads structured values by position only (Magic's filtered
+        # sequences included): the fused loop builds plain tuples for every built-in rule set.
+        assert comp.by_position, name
+        if name == "magic":
+            assert any(v is _filtered for v in comp.namespace.values())
 
 
 def test_a_symbolic_value_refuses_python_control_flow() -> None:

@@ -47,6 +47,9 @@ def assert_same_answers(model: Model, props: list[Property]) -> int:
             elif p.kind in ("always", "reachable"):
                 negate = p.kind == "always"
                 asked.append((fast.state(p.pred, negate), oracle.state(p.pred, negate)))
+            elif p.kind == "terminates":
+                asked.append((fast.region(p.pred), oracle.region(p.pred)))
+                assert asked[-1][0], f"{p.name}: an empty region compares nothing"
             if p.antecedent is not None:
                 asked.append((fast.state(p.antecedent), oracle.state(p.antecedent)))
             for got, want in asked:
@@ -58,7 +61,7 @@ def assert_same_answers(model: Model, props: list[Property]) -> int:
 @pytest.mark.parametrize("name", sorted(RULESETS))
 def test_compiled_and_interpreted_searches_agree_on_each_built_in_rule_set(name: str) -> None:
     rs = RULESETS[name]
-    asked = sum(p.kind in ("step", "always", "reachable") for p in rs.properties)
+    asked = sum(p.kind in ("step", "always", "reachable", "terminates") for p in rs.properties)
     asked += sum(p.antecedent is not None for p in rs.properties)
     assert assert_same_answers(Model(rs, SMALL[name]), list(rs.properties)) == asked
 
