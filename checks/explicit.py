@@ -85,7 +85,8 @@ class Exploration:
 
     model: Model
     monitors: tuple[Any, ...]
-    nodes: Sequence[Any]  # State, or (State, monitor tuple) for a product; see EncodedNodes
+    #: State, or (State, monitor tuple) for a product; see EncodedNodes and TypedNodes.
+    nodes: Sequence[Any]
     src: array
     dst: array
     act: array
