@@ -209,6 +209,10 @@ class PropertyResult:
     # The depth of the search: the explicit engine's deepest BFS level (the longest of the
     # shortest paths to the explored states); None when the engine does not say.
     depth: int | None = None
+    #: A symbolic proof by Spacer: the inductive invariant it found, which the engine hands to
+    #: the properties it checks after this one on the same encoding (a
+    #: :class:`~turnproof.checks.proofs.Lemma`); not part of any report.
+    lemma: Any = None
 
     @property
     def meets_expectation(self) -> bool:

@@ -55,7 +55,7 @@ def test_unsettled_properties_share_an_invariant_per_encoding_when_enough_of_the
         (sorted(no_monitor), tuple(sorted({"step", *(f"f{i}" for i in no_monitor)}))),
     ]
     # Only properties with enough others on their encoding are staged at all: the pair is
-    # checked whole at once, and so is a property alone with its monitors.
+    # checked whole (a chain: test_lemma_chains.py), and so is a property alone with its monitors.
     staged = stageable(props)
     assert set(no_monitor) <= staged and not set(passed) & staged
     assert index["active-player-gets-priority-first"] not in staged
