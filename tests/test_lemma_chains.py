@@ -2,7 +2,10 @@
 search is given the invariants that proved those before it (``proofs.Lemma``): every reachable
 state satisfies them, so the search may keep to the states that do. The proof found is checked
 whole, lemmas included, so a lemma that does not hold proves nothing; a rule mutant still breaks
-the property it breaks; the proof cache keeps the whole invariant, which stands alone."""
+the property it breaks; the proof cache keeps the whole invariant, which stands alone. The chain
+on the default Magic model, through worker processes beside the explicit engine, is in
+test_symbolic_workers.py (step-ends-after-all-pass, then resolves-after-all-pass with its
+lemma: 1 s, against 31 s alone)."""
 
 from __future__ import annotations
 
@@ -141,19 +144,6 @@ def test_a_chained_proof_is_kept_whole_and_stands_without_its_lemma(
     again = proofs.check_property(sel.model, b, timeout_s=60, max_depth=20)
     assert again.verdict is Verdict.PROVED
     assert (again.certificate or {})["invariant"] == (second.certificate or {})["invariant"]
-
-
-#: The chain on the default Magic model: step-ends-after-all-pass in about 12 s, then
-#: resolves-after-all-pass with its lemma (1 s, against 31 s alone).
-@pytest.mark.slow
-def test_the_chain_proves_the_pair_on_the_default_magic_model() -> None:
-    sel = runner.select(MAGIC, property_names=list(PAIR))
-    results = check_properties(sel.model, list(sel.properties), jobs=0, bounds_cut={})
-    by_name = {r.name: r for r in results}
-    assert all(r.verdict is Verdict.PROVED and r.meets_expectation for r in results)
-    cert = by_name[PAIR[1]].certificate or {}
-    assert cert["method"] == "chc-spacer" and PAIR[0] in cert["lemmas"]
-    assert "lemmas" not in (by_name[PAIR[0]].certificate or {})
 
 
 #: About 30 s: the deep tier's.

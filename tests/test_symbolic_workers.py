@@ -364,6 +364,9 @@ SAMPLE = (
     "eot-effects-end-before-next-turn",
     "active-player-gets-priority-first",
     "sundial-only-during-your-turn",
+    # A chain (test_lemma_chains.py): the second is given the first's invariant as a lemma.
+    "step-ends-after-all-pass",
+    "resolves-after-all-pass",
 )
 #: The properties a loaded machine may leave UNKNOWN in the whole default check: the four the
 #: control invariant proves only with a step of induction after it (about 100 s each cold,
@@ -408,6 +411,9 @@ def _default_check(property_names: tuple[str, ...] = (), may_be_unknown: Any = N
             # a proof from the control invariant names the claims it used, all in the invariant
             assert set(r.certificate["used"]) <= set(r.certificate["invariant"])
             assert r.certificate["claims"] == len(r.certificate["invariant"])
+    chained = sym["resolves-after-all-pass"]
+    assert chained.verdict is Verdict.PROVED, chained.reason
+    assert "step-ends-after-all-pass" in chained.certificate["lemmas"]
     eot = sym["eot-effects-end-before-next-turn"]  # "whatever the number of turns" (issue 3)
     assert eot.verdict is Verdict.PROVED and eot.for_all["turns"] == ">= 1"
     assert "every turns >= 1" in eot.holds_for and "turns=2" not in eot.holds_for
