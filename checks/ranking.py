@@ -479,18 +479,21 @@ def _highs_lp(
     """:func:`_lp` by HiGHS in two phases (most strict instances, then the smallest L1 norm);
     ``None`` when HiGHS fails or its answer is not exact once rounded."""
     m = len(remaining)
-    # Variables: c (n), eps (m), t (n: |c| bounds for the L1 norm).
-    rows: list[list[float]] = []
+    # Variables: c (n), eps (m), t (n: |c| bounds for the L1 norm). One row per known
+    # difference d of each instance a: eps_a - c.d <= 0 (made a block per instance: the
+    # cleanup step's search asks some ninety programs of thousands of rows).
+    width = 2 * n + m
+    blocks = [np.zeros((0, width))]
     for j, a in enumerate(remaining):
-        for d in sorted(diffs.get(a, ())):
-            row = [0.0] * (2 * n + m)
-            for i, x in enumerate(d):
-                row[i] = -float(x)
-            row[n + j] = 1.0
-            rows.append(row)  # eps_a - c.d <= 0
+        known = sorted(diffs.get(a, ()))
+        if known:
+            block = np.zeros((len(known), width))
+            block[:, :n] = -np.array(known, dtype=float).reshape(len(known), n)
+            block[:, n + j] = 1.0
+            blocks.append(block)
     bounds = [(-COEFFICIENT_BOUND, COEFFICIENT_BOUND)] * n + [(0, 1)] * m + [(0, None)] * n
-    a_ub = np.array(rows, dtype=float).reshape(len(rows), 2 * n + m)
-    b_ub = np.zeros(len(rows))
+    a_ub = np.vstack(blocks)
+    b_ub = np.zeros(len(a_ub))
     first = np.zeros(2 * n + m)
     first[n : n + m] = -1.0  # maximise the sum of eps (t plays no part yet)
     if deadline.expired():
@@ -531,12 +534,7 @@ def _highs_lp(
         return None
     coeffs = [Fraction(float(v)).limit_denominator(MAX_DENOMINATOR) for v in two.x[:n]]
     floating = {a: float(two.x[n + j]) for j, a in enumerate(remaining)}
-    margins: dict[int, Fraction] = {}
-    for a in remaining:
-        known = [
-            sum((c * x for c, x in zip(coeffs, d) if x), Fraction(0)) for d in diffs.get(a, ())
-        ]
-        margins[a] = min(known, default=Fraction(1))
+    margins = _margins(coeffs, remaining, diffs)
     if any(v < 0 for v in margins.values()):
         return None
     strict = [a for a in remaining if margins[a] > 0]
@@ -544,6 +542,31 @@ def _highs_lp(
         return None
     scale = min((min(margins[a], Fraction(1)) for a in strict), default=Fraction(1))
     return [c / scale for c in coeffs], strict
+
+
+def _margins(
+    coeffs: Sequence[Fraction], remaining: Sequence[int], diffs: dict[int, set[tuple[int, ...]]]
+) -> dict[int, Fraction]:
+    """For each instance, the least ``c.d`` over its known differences ``d`` (1 with none),
+    exactly: the coefficients over their common denominator, then whole numbers, added in
+    64-bit integers when no sum can overflow them (else in Python's)."""
+    den = lcm(*(c.denominator for c in coeffs)) if coeffs else 1
+    ints = [int(c * den) for c in coeffs]
+    top = max((abs(v) for v in ints), default=0)
+    out: dict[int, Fraction] = {}
+    for a in remaining:
+        known = list(diffs.get(a, ()))
+        if not known:
+            out[a] = Fraction(1)
+            continue
+        table = np.array(known, dtype=np.int64).reshape(len(known), len(ints))
+        widest = int(np.abs(table).max()) if table.size else 0
+        if top * widest * max(len(ints), 1) < 2**62:
+            least = int((table @ np.array(ints, dtype=np.int64)).min()) if ints else 0
+        else:
+            least = min(sum(c * x for c, x in zip(ints, d)) for d in known)
+        out[a] = Fraction(least, den)
+    return out
 
 
 def _z3_lp(

@@ -233,3 +233,28 @@ def test_the_differences_of_the_reached_moves_are_each_features_values_before_mi
     assert got == want
     assert all(type(x) is int for diffs in got.values() for d in diffs for x in d)
     assert ranking.differences(feats, []) == {}
+
+
+def test_the_margins_of_a_candidate_are_exact_in_whole_numbers_or_large_ones() -> None:
+    """The least ``c.d`` of each instance's known differences, read off HiGHS's answer: in
+    64-bit integers over the common denominator, or in Python's when a sum could overflow
+    them; either way what the fractions give (1 for an instance with no difference known)."""
+    from turnproof.checks.ranking import _margins
+
+    three = {0: {(1, -2, 0), (0, 3, -1)}, 1: {(-1, 0, 5)}, 2: set()}
+    # Denominators whose common multiple overflows 64 bits: the large-number path.
+    large = [Fraction(1, 9_973), Fraction(-1, 9_967), Fraction(1, 9_949 * 9_941 * 9_931 * 9_929)]
+    cases = [
+        ([Fraction(1, 3), Fraction(-2, 7), Fraction(5)], three),
+        (large, three),
+        ([], {0: {()}, 1: set()}),
+    ]
+    for coeffs, diffs in cases:
+        exact = {
+            a: min(
+                (sum((c * x for c, x in zip(coeffs, d)), Fraction(0)) for d in ds),
+                default=Fraction(1),
+            )
+            for a, ds in diffs.items()
+        }
+        assert _margins(coeffs, list(diffs), diffs) == exact
