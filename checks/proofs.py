@@ -106,8 +106,8 @@ class Answer:
     depth: int = 0  # the deepest bounded search that came back clean
     last: State | None = None  # the bad state at the end of the trace
     formula: Any = None  # a safe answer's inductive invariant, when it is one formula
-    #: A proof by Spacer: the whole inductive invariant it rests on, as one formula (with the
-    #: control invariant, when Spacer's was relative to it), handed on as a :class:`Lemma`.
+    #: A proof by Spacer alone (not relative to the control invariant): the inductive
+    #: invariant it rests on, lemmas included, as one formula, handed on as a :class:`Lemma`.
     inductive: Any = None
 
 
@@ -262,7 +262,6 @@ def spacer_answer(
             f"the search was given the invariants that proved {', '.join(sources)} (checked "
             "again here): the invariant above includes them"
         )
-    whole = invariant if control is None else z3.And(invariant, control.formula(q.enc, 0))
     return Answer(
         "safe",
         certificate={
@@ -271,7 +270,9 @@ def spacer_answer(
             "solver": f"z3 {z3.get_version_string()}",
         },
         formula=invariant,
-        inductive=whole,
+        # Relative to the control invariant, Spacer's invariant is not inductive alone, and
+        # with the control invariant's thousands of claims it would be no short lemma.
+        inductive=invariant if control is None else None,
     )
 
 
@@ -540,7 +541,10 @@ class Stage:
     * Stage two (``probe`` false): the rest, without the methods stage one already ran, and
       with the control invariant over ``shared`` first, when it is given: the fields of every
       property of the same encoding that stage one left unsettled. One least fixed point over
-      them serves them all, in place of a Spacer search each."""
+      them serves them all, in place of a Spacer search each.
+    * A whole check (``whole``): a property that is not staged, checked after the others of
+      its encoding in a chain (:func:`turnproof.checks.symbolic.chains`), with the
+      ``lemmas`` their proofs give."""
 
     probe: bool = False
     shared: tuple[str, ...] = ()
@@ -570,8 +574,8 @@ class Lemma:
 
 def lemma_of(prop: Property, enc: Encoding, answer: Answer) -> Lemma | None:
     """The lemma ``answer``, a proof of ``prop`` on ``enc``, gives the properties after it,
-    when it is a proof by Spacer (an inductive invariant of a few clauses; the control
-    invariant has thousands)."""
+    when it is a proof by Spacer alone (an inductive invariant of a few clauses; the control
+    invariant, alone or under Spacer's, has thousands)."""
     if answer.status != "safe" or answer.inductive is None:
         return None
     return Lemma(prop.name, tuple(enc.open_bounds), f"(assert {answer.inductive.sexpr()})")

@@ -159,3 +159,18 @@ def test_a_mutant_still_breaks_the_second_of_the_chain() -> None:
     assert by_name[PAIR[0]].lemma is not None
     assert by_name[PAIR[1]].verdict is Verdict.VIOLATED, by_name[PAIR[1]].reason
     assert by_name[PAIR[1]].trace is not None
+
+
+def test_a_proof_relative_to_the_control_invariant_hands_on_no_lemma() -> None:
+    """Spacer's invariant found relative to the control invariant is not inductive alone, and
+    with the control invariant it is thousands of claims: no lemma; Spacer's alone is one."""
+    from turnproof.checks.invariants import Invariant
+
+    sel, a, _, enc = _quick()
+    q = proofs.property_query(enc, a)
+    alone = proofs.spacer(q, Deadline(60))
+    relative = proofs.spacer(q, Deadline(60), Invariant([]))
+    assert alone.status == relative.status == "safe"
+    assert "control invariant" in (relative.certificate or {})["method"]
+    assert proofs.lemma_of(a, enc, relative) is None
+    assert proofs.lemma_of(a, enc, alone) is not None
