@@ -170,10 +170,29 @@ def witness_labels(entry: dict[str, Any]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+def invariant_text(invariant: Any) -> str:
+    """An invariant over a state's variables as SMT-LIB text (:func:`parse_invariant` reads
+    it back): how a Spacer invariant is kept here, and handed to other properties' searches
+    (``proofs.Lemma``)."""
+    return f"(assert {invariant.sexpr()})"
+
+
+def parse_invariant(text: Any, enc: Encoding) -> Any:
+    """The invariant :func:`invariant_text` wrote, over ``enc``'s step-0 variables, or
+    ``None`` when ``text`` is no such text over them."""
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = z3.parse_smt2_string(text, decls={str(v): v for v in enc.vars(0)})
+    except z3.Z3Exception:
+        return None
+    return parsed[0] if len(parsed) == 1 else None
+
+
 def spacer_entry(invariant: Any, method: str = SPACER) -> dict[str, Any]:
     """Spacer's invariant (``method``: :data:`SPACER`, or :data:`SPACER_CONTROL` when it holds
     relative to the control invariant, which is inferred and checked again on use)."""
-    return {"method": method, "invariant": f"(assert {invariant.sexpr()})"}
+    return {"method": method, "invariant": invariant_text(invariant)}
 
 
 def control_entry(fields: Sequence[str], steps: int | None = None) -> dict[str, Any]:
@@ -210,14 +229,7 @@ def control_fields(entry: dict[str, Any], enc: Encoding) -> list[str] | None:
 def spacer_invariant(entry: dict[str, Any], enc: Encoding) -> Any:
     """The invariant of a Spacer entry over ``enc``'s step-0 variables, or ``None`` when the
     text does not parse over them."""
-    text = entry.get("invariant")
-    if not isinstance(text, str):
-        return None
-    try:
-        parsed = z3.parse_smt2_string(text, decls={str(v): v for v in enc.vars(0)})
-    except z3.Z3Exception:
-        return None
-    return parsed[0] if len(parsed) == 1 else None
+    return parse_invariant(entry.get("invariant"), enc)
 
 
 # -- which bounds cut a reachable transition ---------------------------------------------------

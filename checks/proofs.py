@@ -576,26 +576,25 @@ def lemma_of(prop: Property, enc: Encoding, answer: Answer) -> Lemma | None:
     """The lemma ``answer``, a proof of ``prop`` on ``enc``, gives the properties after it,
     when it is a proof by Spacer alone (an inductive invariant of a few clauses; the control
     invariant, alone or under Spacer's, has thousands)."""
+    from turnproof.checks.proofcache import invariant_text
+
     if answer.status != "safe" or answer.inductive is None:
         return None
-    return Lemma(prop.name, tuple(enc.open_bounds), f"(assert {answer.inductive.sexpr()})")
+    return Lemma(prop.name, tuple(enc.open_bounds), invariant_text(answer.inductive))
 
 
 def lemma_formulas(enc: Encoding, lemmas: Sequence[Lemma]) -> list[tuple[str, Any]]:
     """The ``(source, formula)`` pairs of the ``lemmas`` that speak of ``enc``: proved with the
     same bounds left open, and over its variables (a lemma that does not parse over them is
     passed over)."""
-    decls = {str(v): v for v in enc.vars(0)}
+    from turnproof.checks.proofcache import parse_invariant
+
     out = []
     for lemma in lemmas:
-        if lemma.open_bounds != tuple(enc.open_bounds):
-            continue
-        try:
-            parsed = z3.parse_smt2_string(lemma.text, decls=decls)
-        except z3.Z3Exception:
-            continue
-        if len(parsed) == 1:
-            out.append((lemma.source, parsed[0]))
+        if lemma.open_bounds == tuple(enc.open_bounds):
+            formula = parse_invariant(lemma.text, enc)
+            if formula is not None:
+                out.append((lemma.source, formula))
     return out
 
 
@@ -1217,11 +1216,9 @@ def _check(
             stage=stage,
         )
         answer = _guided(answer, q, guide, deadline)
-        r = _safety_result(
+        return _safety_result(
             model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity
         )
-        r.lemma = lemma_of(prop, enc, answer)
-        return r
     if prop.kind == "reachable":
         assert prop.pred is not None
         return _reach_result(model, prop, enc, deadline, max_depth, guide)
@@ -1238,9 +1235,9 @@ def _check(
         stage=stage,
     )
     answer = _guided(answer, q, guide, deadline)
-    r = _safety_result(model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity)
-    r.lemma = lemma_of(prop, enc, answer)
-    return r
+    return _safety_result(
+        model, prop, answer, _then(answer, deadline, whole), enc, max_depth, vacuity
+    )
 
 
 def proof_memo(prop: Property, enc: Encoding) -> str | None:
@@ -1356,6 +1353,7 @@ def _safety_result(
         certificate=answer.certificate,
         holds_for=holds_for(enc, answer),
     )
+    r.lemma = lemma_of(prop, enc, answer)
     if antecedent is not None:
         from turnproof.checks import proofcache
 

@@ -494,7 +494,7 @@ def _highs_lp(
     bounds = [(-COEFFICIENT_BOUND, COEFFICIENT_BOUND)] * n + [(0, 1)] * m + [(0, None)] * n
     a_ub = np.vstack(blocks)
     b_ub = np.zeros(len(a_ub))
-    first = np.zeros(2 * n + m)
+    first = np.zeros(width)
     first[n : n + m] = -1.0  # maximise the sum of eps (t plays no part yet)
     if deadline.expired():
         return None
@@ -514,13 +514,13 @@ def _highs_lp(
         return None
     best = -float(one.fun)
     # Phase two: the same program, the sum of eps held at its best, the smallest |c|.
-    norm = np.zeros((2 * n, 2 * n + m))
+    norm = np.zeros((2 * n, width))
     for i in range(n):
         norm[2 * i, i], norm[2 * i, n + m + i] = 1.0, -1.0  # c - t <= 0
         norm[2 * i + 1, i], norm[2 * i + 1, n + m + i] = -1.0, -1.0  # -c - t <= 0
-    keep = np.zeros((1, 2 * n + m))
+    keep = np.zeros((1, width))
     keep[0, n : n + m] = -1.0  # -sum eps <= -(best - tolerance)
-    second = np.zeros(2 * n + m)
+    second = np.zeros(width)
     second[n + m :] = 1.0
     two = linprog(
         second,
